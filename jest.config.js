@@ -1,0 +1,17 @@
+/**
+ * Unit specs (src/**\/*.spec.ts) test pure rules. E2E specs (test/**\/*.e2e-spec.ts) start the compiled
+ * service (`node dist/main.js`) as a child process on its own database, cloned from a migrated template,
+ * and talk to it over HTTP: NestJS 12 is ESM-only, which Node 20 loads through require(esm) but jest's
+ * module sandbox cannot, so the service under test runs in real Node, exactly as it ships.
+ * @type {import('jest').Config}
+ */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/src', '<rootDir>/test'],
+  testRegex: '\\.(spec|e2e-spec)\\.ts$',
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+  globalSetup: '<rootDir>/test/harness/global-setup.ts',
+  globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,27 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { AuditModule } from './audit/audit.module';
+import { AuthModule } from './auth/auth.module';
+import { ApiExceptionFilter } from './common/exception.filter';
+import { CompaniesModule } from './companies/companies.module';
+import { FoundationModule, type FoundationSettings } from './foundation.module';
+import { HealthModule } from './health/health.module';
+import { TokensModule } from './tokens/tokens.module';
+
+@Module({})
+export class AppModule {
+  static forRoot(settings: FoundationSettings): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        FoundationModule.forRoot(settings),
+        AuthModule,
+        HealthModule,
+        CompaniesModule,
+        TokensModule,
+        AuditModule,
+      ],
+      providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
+    };
+  }
+}

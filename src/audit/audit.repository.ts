@@ -1,0 +1,34 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import { AuditEvent } from './audit-event.entity';
+
+export interface AuditFilter {
+  companyId?: number;
+  tokenId?: number;
+}
+
+@Injectable()
+export class AuditRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async insert(
+    manager: EntityManager,
+    event: Omit<AuditEvent, 'id' | 'occurredAt' | 'token' | 'company'>,
+  ): Promise<void> {
+    await manager.insert(AuditEvent, event);
+  }
+
+  /** Newest first; each filter is served by an index that starts with it (then id). */
+  list(filter: AuditFilter, offset: number, limit: number): Promise<AuditEvent[]> {
+    const where: FindOptionsWhere<AuditEvent> = {};
+    if (filter.companyId !== undefined) where.companyId = filter.companyId;
+    if (filter.tokenId !== undefined) where.tokenId = filter.tokenId;
+    return this.dataSource.manager.find(AuditEvent, {
+      where,
+      order: { id: 'DESC' },
+      skip: offset,
+      take: limit,
+    });
+  }
+}

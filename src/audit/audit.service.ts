@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Actor } from './actor';
+import type { AuditEvent } from './audit-event.entity';
+import { type AuditFilter, AuditRepository } from './audit.repository';
+
+export interface AuditEntry {
+  action: string;
+  targetType: string;
+  targetId: string | number;
+  companyId: number | null;
+  /** Names only, never values: the trail must not become a copy of secrets. */
+  changedFields: string[];
+}
+
+@Injectable()
+export class AuditService {
+  constructor(private readonly events: AuditRepository) {}
+
+  /** Records one change; pass the transaction's manager so the row commits or rolls back with the change. */
+  record(manager: EntityManager, actor: Actor, entry: AuditEntry): Promise<void> {
+    return this.events.insert(manager, {
+      tokenId: actor.tokenId,
+      userName: actor.userName,
+      requestId: actor.requestId,
+      companyId: entry.companyId,
+      action: entry.action,
+      targetType: entry.targetType,
+      targetId: String(entry.targetId),
+      changedFields: [...new Set(entry.changedFields)].sort(),
+    });
+  }
+
+  list(filter: AuditFilter, offset: number, limit: number): Promise<AuditEvent[]> {
+    return this.events.list(filter, offset, limit);
+  }
+}

@@ -1,0 +1,40 @@
+import type { ApiFormats } from '../../common/api-formats';
+import type { AuditEvent } from '../audit-event.entity';
+
+export class AuditEventResponse {
+  /** @example 42 */
+  id!: number;
+  /** @example "2026-11-22T07:30" */
+  occurred_at!: string;
+  /** The token that made the change; null when it was made with the CLI. @example 7 */
+  token_id!: number | null;
+  /** @example "alice" */
+  user_name!: string;
+  /** @example 1 */
+  company_id!: number | null;
+  /** @example "token.issued" */
+  action!: string;
+  /** @example "token" */
+  target_type!: string;
+  /** @example "12" */
+  target_id!: string;
+  /** The X-Request-Id of the request that made the change. @example "4f1c2f0e-5b0a-4c4e-9d8e-1f0a2b3c4d5e" */
+  request_id!: string | null;
+  /** Names of the fields the change set (never their values). @example ["company_id", "role", "user_name"] */
+  changed_fields!: string[];
+}
+
+export function toAuditEventResponse(event: AuditEvent, formats: ApiFormats): AuditEventResponse {
+  return {
+    id: event.id,
+    occurred_at: formats.dateTime(event.occurredAt),
+    token_id: event.tokenId,
+    user_name: event.userName,
+    company_id: event.companyId,
+    action: event.action,
+    target_type: event.targetType,
+    target_id: event.targetId,
+    request_id: event.requestId,
+    changed_fields: event.changedFields,
+  };
+}

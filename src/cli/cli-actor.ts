@@ -1,0 +1,7 @@
+import { userInfo } from 'node:os';
+import type { Actor } from '../audit/actor';
+
+/** Changes made with the CLI are recorded as the operator at the machine, with no token. */
+export function cliActor(): Actor {
+  return { tokenId: null, userName: `cli:${userInfo().username}`, requestId: null };
+}

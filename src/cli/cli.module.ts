@@ -1,0 +1,20 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { CompaniesModule } from '../companies/companies.module';
+import { FoundationModule, type FoundationSettings } from '../foundation.module';
+import { TokensModule } from '../tokens/tokens.module';
+import { CompaniesCreateCommand } from './commands/companies-create.command';
+import { TokensCreateCommand } from './commands/tokens-create.command';
+import { TokensRevokeCommand } from './commands/tokens-revoke.command';
+
+/** The manual steps of spec §5 as commands, on the same services (and audit trail) as the admin API. */
+@Module({})
+export class CliModule {
+  static forRoot(settings: FoundationSettings): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [FoundationModule.forRoot(settings), AuditModule, CompaniesModule, TokensModule],
+      providers: [CompaniesCreateCommand, TokensCreateCommand, TokensRevokeCommand],
+    };
+  }
+}

@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Request } from 'express';
+import type { Environment } from '../config/environment';
+import { formatApiDateTime, parseApiDateTime } from './datetime';
+import { type Page, type PageQuery, toPage } from './pagination';
+import { publicBaseUrl } from './public-url';
+
+/** What responses need from configuration: the service time zone and the public base URL. */
+@Injectable()
+export class ApiFormats {
+  readonly timeZone: string;
+  private readonly baseUrl: string | undefined;
+
+  constructor(config: ConfigService<Environment, true>) {
+    this.timeZone = config.get('APP_TIMEZONE', { infer: true });
+    this.baseUrl = config.get('PUBLIC_BASE_URL', { infer: true });
+  }
+
+  dateTime(value: Date): string;
+  dateTime(value: Date | null | undefined): string | null;
+  dateTime(value: Date | null | undefined): string | null {
+    return formatApiDateTime(value, this.timeZone);
+  }
+
+  parseDateTime(value: string): Date | null {
+    return parseApiDateTime(value, this.timeZone);
+  }
+
+  page<T>(rows: T[], query: PageQuery, request: Request): Page<T> {
+    return toPage(rows, query, request, publicBaseUrl(request, this.baseUrl));
+  }
+}

@@ -1,0 +1,46 @@
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'EAI_AGAIN',
+]);
+/** SQLSTATEs that mean "the database is not there right now", not "your statement is wrong". */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Connection is not established',
+  'the database system is starting up',
+  'the database system is shutting down',
+];
+
+/** True when an error (or the driver error a TypeORM error wraps) means the database cannot be reached. */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 3) return false;
+  const { code, message, driverError, cause } = error as {
+    code?: unknown;
+    message?: unknown;
+    driverError?: unknown;
+    cause?: unknown;
+  };
+  if (
+    typeof code === 'string' &&
+    (NETWORK_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || code.startsWith('08'))
+  ) {
+    return true;
+  }
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((fragment) => message.includes(fragment))) {
+    return true;
+  }
+  if (
+    error instanceof AggregateError &&
+    error.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))
+  ) {
+    return true;
+  }
+  return isDatabaseUnavailable(driverError, depth + 1) || isDatabaseUnavailable(cause, depth + 1);
+}

@@ -1,0 +1,43 @@
+import type { ErrorCode, FieldErrors } from './domain-error';
+
+export interface ErrorResponse {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** The wire bodies of CONTRACT §2 for each error code; one table, used only by the exception filter. */
+export function errorResponseFor(
+  code: ErrorCode,
+  message: string,
+  fieldErrors: FieldErrors | undefined,
+  docsUrl: string,
+): ErrorResponse {
+  switch (code) {
+    case 'VALIDATION_FAILED':
+      return { status: 400, body: { message, errors: fieldErrors ?? {} } };
+    case 'BAD_REQUEST':
+      return { status: 400, body: { message: 'Bad request.' } };
+    case 'MALFORMED_JSON':
+      return { status: 400, body: { message: 'Bad request.', errors: { body: ['Malformed JSON.'] } } };
+    case 'PAYLOAD_TOO_LARGE':
+      return { status: 413, body: { message: 'Request body too large: the limit is 1 MiB.' } };
+    case 'ROUTE_NOT_FOUND':
+      return { status: 404, body: { message: 'Not found.' } };
+    case 'UNAUTHENTICATED':
+      return { status: 401, body: { message: 'Unauthenticated.' } };
+    case 'FORBIDDEN':
+      return { status: 403, body: { message: 'Forbidden.' } };
+    case 'RATE_LIMITED':
+      return {
+        status: 429,
+        body: { message: `Too many requests. See the API documentation at ${docsUrl}.` },
+      };
+    case 'SERVICE_UNAVAILABLE':
+      return { status: 503, body: { message: 'Service unavailable.' } };
+    case 'COMPANY_NOT_FOUND':
+    case 'TOKEN_NOT_FOUND':
+      return { status: 404, body: { message } };
+  }
+}
+
+export const SERVER_ERROR: ErrorResponse = { status: 500, body: { message: 'Server error.' } };

@@ -1,0 +1,71 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Request, Response } from 'express';
+import { PinoLogger } from 'nestjs-pino';
+import type { Environment } from '../config/environment';
+import { isDatabaseUnavailable } from './database-errors';
+import { DomainError, type ErrorCode } from './domain-error';
+import { type ErrorResponse, errorResponseFor, SERVER_ERROR } from './error-responses';
+import { DOCS_PATH, publicBaseUrl } from './public-url';
+
+/** Statuses Nest or Express raise on their own, and the contract code each one answers with. */
+const FRAMEWORK_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
+  [HttpStatus.BAD_REQUEST]: 'BAD_REQUEST',
+  [HttpStatus.UNAUTHORIZED]: 'UNAUTHENTICATED',
+  [HttpStatus.FORBIDDEN]: 'FORBIDDEN',
+  [HttpStatus.NOT_FOUND]: 'ROUTE_NOT_FOUND',
+  [HttpStatus.PAYLOAD_TOO_LARGE]: 'PAYLOAD_TOO_LARGE',
+  [HttpStatus.TOO_MANY_REQUESTS]: 'RATE_LIMITED',
+};
+
+/** body-parser marks a body that is not JSON with this type; Nest hands it over as the cause of a 400. */
+const isMalformedJson = (error: unknown) =>
+  (error as { type?: unknown } | null)?.type === 'entity.parse.failed';
+
+/**
+ * The one place where an error becomes a status and a body. Every body is one of CONTRACT §2; nothing
+ * internal (stack, SQL, driver message) ever reaches the client.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  constructor(
+    private readonly config: ConfigService<Environment, true>,
+    private readonly logger: PinoLogger,
+  ) {
+    this.logger.setContext(ApiExceptionFilter.name);
+  }
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const context = host.switchToHttp();
+    const request = context.getRequest<Request>();
+    const response = context.getResponse<Response>();
+    const { status, body } = this.toResponse(exception, request);
+    if (status === 503) {
+      this.logger.warn({ err: exception, requestId: request.id }, 'Database unavailable');
+    } else if (status >= 500) {
+      this.logger.error({ err: exception, requestId: request.id }, 'Unhandled error');
+    }
+    if (response.headersSent) return;
+    response.status(status).json(body);
+  }
+
+  private toResponse(exception: unknown, request: Request): ErrorResponse {
+    const code = this.codeFor(exception);
+    if (!code) return SERVER_ERROR;
+    const docsUrl = publicBaseUrl(request, this.config.get('PUBLIC_BASE_URL', { infer: true })) + DOCS_PATH;
+    const message = exception instanceof DomainError ? exception.message : '';
+    const fieldErrors = exception instanceof DomainError ? exception.fieldErrors : undefined;
+    return errorResponseFor(code, message, fieldErrors, docsUrl);
+  }
+
+  private codeFor(exception: unknown): ErrorCode | undefined {
+    if (exception instanceof DomainError) return exception.code;
+    if (exception instanceof HttpException) {
+      return isMalformedJson(exception.cause)
+        ? 'MALFORMED_JSON'
+        : FRAMEWORK_STATUS_CODES[exception.getStatus()];
+    }
+    if (isDatabaseUnavailable(exception)) return 'SERVICE_UNAVAILABLE';
+    return undefined;
+  }
+}

@@ -1,0 +1,153 @@
+import { applyDecorators, type Type } from '@nestjs/common';
+import { ApiExtraModels, ApiProperty, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+
+export class MessageBody {
+  @ApiProperty({ example: 'Order not found.' })
+  message!: string;
+}
+
+export class ValidationErrorBody {
+  @ApiProperty({ example: 'Bad request.' })
+  message!: string;
+
+  @ApiProperty({
+    description: 'One entry per failing field: the field name and its messages.',
+    type: 'object',
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+    example: { email: ['The email must be a valid email address.'] },
+  })
+  errors!: Record<string, string[]>;
+}
+
+const RATE_HEADERS = {
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed per minute for this token.',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current window.',
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+} as const;
+
+const ERRORS: Record<number, { description: string; example: object; schema?: Type }> = {
+  400: {
+    description: 'Invalid request: `errors` names each bad field.',
+    example: { message: 'Bad request.', errors: { field: ['The field is required.'] } },
+    schema: ValidationErrorBody,
+  },
+  401: {
+    description: 'Missing, unknown, revoked or expired token.',
+    example: { message: 'Unauthenticated.' },
+  },
+  403: { description: "The token's role may not call this route.", example: { message: 'Forbidden.' } },
+  404: {
+    description: "Not found (another company's object looks exactly the same).",
+    example: { message: 'Not found.' },
+  },
+  409: { description: 'The object is not in a state that allows this.', example: { message: 'Conflict.' } },
+  413: {
+    description: 'The body is over 1 MiB.',
+    example: { message: 'Request body too large: the limit is 1 MiB.' },
+  },
+  422: {
+    description: 'The Idempotency-Key was used with a different request.',
+    example: { message: 'Unprocessable.' },
+  },
+  429: {
+    description: 'Rate limit exceeded; see Retry-After.',
+    example: { message: 'Too many requests. See the API documentation at https://api.example.com/api/docs.' },
+  },
+  503: {
+    description: 'The database is unreachable; retry later.',
+    example: { message: 'Service unavailable.' },
+  },
+};
+
+/** Documents the contract's error bodies for the given statuses (plus 500, which any route may answer). */
+export function ApiErrorResponses(...statuses: number[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ApiExtraModels(MessageBody, ValidationErrorBody),
+    ...[...statuses, 503].map((status) => {
+      const error = ERRORS[status];
+      return ApiResponse({
+        status,
+        description: error.description,
+        content: {
+          'application/json': {
+            schema: { $ref: getSchemaPath(error.schema ?? MessageBody) },
+            example: error.example,
+          },
+        },
+        headers:
+          status === 429
+            ? {
+                'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } },
+                ...RATE_HEADERS,
+              }
+            : undefined,
+      });
+    }),
+    ApiResponse({
+      status: 500,
+      description: 'Unexpected failure; the body carries no detail.',
+      content: {
+        'application/json': {
+          schema: { $ref: getSchemaPath(MessageBody) },
+          example: { message: 'Server error.' },
+        },
+      },
+    }),
+  );
+}
+
+class PageLinksSchema {
+  @ApiProperty({ example: 'https://api.example.com/api/v2/order?page=1' })
+  first!: string;
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: null,
+    description: 'Always null: nothing is counted.',
+  })
+  last!: null;
+  @ApiProperty({ type: 'string', nullable: true, example: null })
+  prev!: string | null;
+  @ApiProperty({ type: 'string', nullable: true, example: 'https://api.example.com/api/v2/order?page=2' })
+  next!: string | null;
+}
+
+class PageMetaSchema {
+  @ApiProperty({ example: 1 })
+  current_page!: number;
+  @ApiProperty({ type: 'integer', nullable: true, example: 1 })
+  from!: number | null;
+  @ApiProperty({ example: 'https://api.example.com/api/v2/order' })
+  path!: string;
+  @ApiProperty({ example: 25 })
+  per_page!: number;
+  @ApiProperty({ type: 'integer', nullable: true, example: 25 })
+  to!: number | null;
+}
+
+/** A 200 with Laravel's simple pagination envelope around `model`, and the rate-limit headers. */
+export function ApiPageResponse(model: Type): MethodDecorator {
+  return applyDecorators(
+    ApiExtraModels(model, PageLinksSchema, PageMetaSchema),
+    ApiResponse({
+      status: 200,
+      description: 'One page, in the simple-pagination envelope.',
+      headers: RATE_HEADERS,
+      schema: {
+        type: 'object',
+        required: ['data', 'links', 'meta'],
+        properties: {
+          data: { type: 'array', items: { $ref: getSchemaPath(model) } },
+          links: { $ref: getSchemaPath(PageLinksSchema) },
+          meta: { $ref: getSchemaPath(PageMetaSchema) },
+        },
+      },
+    }),
+  );
+}

@@ -1,0 +1,7 @@
+import { DomainError } from '../common/domain-error';
+
+export class CompanyNotFoundError extends DomainError {
+  constructor() {
+    super('COMPANY_NOT_FOUND', 'Company not found.');
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { CompaniesController } from './companies.controller';
+import { CompaniesRepository } from './companies.repository';
+import { CompaniesService } from './companies.service';
+
+@Module({
+  imports: [AuditModule],
+  controllers: [CompaniesController],
+  providers: [CompaniesRepository, CompaniesService],
+  exports: [CompaniesRepository, CompaniesService],
+})
+export class CompaniesModule {}

@@ -1,0 +1,128 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+  Validate,
+} from 'class-validator';
+import { IANAZone } from 'luxon';
+import { toBoolean as toBool, toInteger as toInt } from '../common/transforms';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Thrown when the environment does not validate; its message is one line per bad variable. */
+export class InvalidEnvironmentError extends Error {
+  override name = 'InvalidEnvironmentError';
+}
+
+@ValidatorConstraint({ name: 'ianaZone' })
+class IanaZone implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && IANAZone.isValidZone(value);
+  }
+  defaultMessage(): string {
+    return 'must be an IANA time zone such as UTC or Europe/Bratislava';
+  }
+}
+
+const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/**
+ * Every variable of CONTRACT §8, with its default. Read once at start; nothing else reads process.env.
+ */
+export class Environment {
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 0 to 65535' })
+  @Min(0, { message: 'must be an integer from 0 to 65535' })
+  @Max(65535, { message: 'must be an integer from 0 to 65535' })
+  PORT = 3000;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  DATABASE_URL?: string;
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 2 to 200' })
+  @Min(2, { message: 'must be an integer from 2 to 200' })
+  @Max(200, { message: 'must be an integer from 2 to 200' })
+  DATABASE_POOL_SIZE = 10;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be a positive integer' })
+  @Min(1, { message: 'must be a positive integer' })
+  RATE_LIMIT_PER_MINUTE = 60;
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be a positive integer' })
+  @Min(1, { message: 'must be a positive integer' })
+  ADMIN_RATE_LIMIT_PER_MINUTE = 600;
+
+  @IsString()
+  @Validate(IanaZone)
+  APP_TIMEZONE = 'UTC';
+
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && value !== '' ? value.replace(/\/+$/, '') : undefined,
+  )
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, {
+    message: 'must be an http(s) URL without query or fragment, such as https://api.example.com',
+  })
+  PUBLIC_BASE_URL?: string;
+
+  @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
+  LOG_LEVEL: LogLevel = 'info';
+
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true, false, 1 or 0' })
+  WEBHOOK_ALLOW_PRIVATE = false;
+
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true, false, 1 or 0' })
+  MIGRATIONS_RUN = true;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, {
+    message: 'must be 32 bytes as 64 hex digits or 44 base64 characters',
+  })
+  DEVICE_CREDENTIALS_KEY?: string;
+}
+
+/** Validates the raw environment; throws InvalidEnvironmentError naming each bad variable on its own line. */
+export function validateEnvironment(raw: Record<string, unknown>): Environment {
+  const known = Object.keys(new Environment()).concat(
+    'DATABASE_URL',
+    'REDIS_URL',
+    'PUBLIC_BASE_URL',
+    'DEVICE_CREDENTIALS_KEY',
+  );
+  const relevant = Object.fromEntries(
+    Object.entries(raw).filter(([key, value]) => known.includes(key) && value !== undefined),
+  );
+  const env = plainToInstance(Environment, relevant, { exposeDefaultValues: true });
+  const errors = validateSync(env, { skipMissingProperties: false });
+  if (errors.length > 0) {
+    const lines = errors.map((error) => {
+      const message = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
+      return `Invalid environment variable ${error.property}: ${message} (got ${JSON.stringify(raw[error.property])}).`;
+    });
+    throw new InvalidEnvironmentError(lines.join('\n'));
+  }
+  return env;
+}

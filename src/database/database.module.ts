@@ -1,0 +1,31 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from './data-source-options';
+import { runPendingMigrations } from './migrations';
+
+export interface DatabaseModuleOptions {
+  url: string;
+  poolSize: number;
+  runMigrations: boolean;
+}
+
+@Module({})
+export class DatabaseModule {
+  /** The app's single DataSource; pending migrations are applied under the advisory lock before it serves. */
+  static forRoot(options: DatabaseModuleOptions): DynamicModule {
+    return {
+      module: DatabaseModule,
+      imports: [
+        TypeOrmModule.forRootAsync({
+          useFactory: () => ({ ...dataSourceOptions(options), retryAttempts: 5, retryDelay: 2_000 }),
+          dataSourceFactory: async (settings) => {
+            const dataSource = await new DataSource(settings!).initialize();
+            if (options.runMigrations) await runPendingMigrations(dataSource);
+            return dataSource;
+          },
+        }),
+      ],
+    };
+  }
+}

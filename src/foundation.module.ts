@@ -1,0 +1,42 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger } from 'pino';
+import { CommonModule } from './common/common.module';
+import type { Environment } from './config/environment';
+import { DatabaseModule } from './database/database.module';
+
+export interface FoundationSettings {
+  /** The validated environment. */
+  env: Environment;
+  /** DATABASE_URL, or the URL of the embedded server started for this process. */
+  databaseUrl: string;
+  /** The pino instance everything logs through (the HTTP request logger's, for the API). */
+  logger: Logger;
+}
+
+/** What the API and the CLI both stand on: configuration, logging, the database and the shared formats. */
+@Module({})
+export class FoundationModule {
+  static forRoot({ env, databaseUrl, logger }: FoundationSettings): DynamicModule {
+    return {
+      module: FoundationModule,
+      imports: [
+        ConfigModule.forRoot({
+          isGlobal: true,
+          ignoreEnvFile: true,
+          skipProcessEnv: true,
+          load: [() => ({ ...env })],
+        }),
+        LoggerModule.forRoot({ pinoHttp: { logger }, useExisting: true }),
+        DatabaseModule.forRoot({
+          url: databaseUrl,
+          poolSize: env.DATABASE_POOL_SIZE,
+          runMigrations: env.MIGRATIONS_RUN,
+        }),
+        CommonModule,
+      ],
+      exports: [LoggerModule],
+    };
+  }
+}

@@ -1,0 +1,30 @@
+import { Controller, Get } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { Public } from '../auth/auth.decorators';
+
+@ApiTags('health')
+@Public()
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
+  ) {}
+
+  /** The process is up and serving HTTP. Touches nothing else. */
+  @Get('live')
+  @HealthCheck()
+  @ApiOperation({ summary: 'Liveness: the process answers.' })
+  live() {
+    return this.health.check([]);
+  }
+
+  /** The service can do its work: the database answers within a second. 503 otherwise. */
+  @Get('ready')
+  @HealthCheck()
+  @ApiOperation({ summary: 'Readiness: the database answers (503 when it does not).' })
+  ready() {
+    return this.health.check([() => this.database.pingCheck('database', { timeout: 1_000 })]);
+  }
+}

@@ -1,0 +1,82 @@
+import { type ExecutionContext, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerModuleOptions,
+  type ThrottlerRequest,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
+import type { Response } from 'express';
+import { type AuthenticatedRequest, IS_PUBLIC } from '../auth/auth.decorators';
+import { DomainError } from '../common/domain-error';
+import type { Environment } from '../config/environment';
+
+/**
+ * One budget per token across every route (per client IP for requests without a valid token), instead of the
+ * throttler's default of per IP and per route handler. Sets X-RateLimit-Limit/-Remaining/-Reset on every
+ * limited response and Retry-After on the 429, whose body the exception filter writes.
+ * If the counter store (Redis) cannot be reached, requests are let through rather than refused.
+ */
+@Injectable()
+export class RateLimitGuard extends ThrottlerGuard {
+  /** Admin tokens have their own, higher budget (ADMIN_RATE_LIMIT_PER_MINUTE). */
+  private readonly adminLimit: number;
+
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    config: ConfigService<Environment, true>,
+  ) {
+    super(options, storage, reflector);
+    this.adminLimit = config.get('ADMIN_RATE_LIMIT_PER_MINUTE', { infer: true });
+  }
+
+  override shouldSkip(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    return Promise.resolve(this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false);
+  }
+
+  protected override async handleRequest({
+    context,
+    limit,
+    ttl,
+    throttler,
+    blockDuration,
+  }: ThrottlerRequest): Promise<boolean> {
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const response = context.switchToHttp().getResponse<Response>();
+    const principal = request.user;
+    const admin = principal?.role === 'admin';
+    const budget = admin ? this.adminLimit : limit;
+    const key = principal ? `roa:rate:token:${principal.tokenId}` : `roa:rate:ip:${request.ip ?? 'unknown'}`;
+    let record;
+    try {
+      record = await this.storageService.increment(
+        key,
+        ttl,
+        budget,
+        blockDuration,
+        throttler.name ?? 'default',
+      );
+    } catch (error) {
+      this.logger.warn(`Rate-limit store unavailable, request allowed: ${(error as Error).message}`);
+      return true;
+    }
+    const reset = record.isBlocked ? record.timeToBlockExpire : record.timeToExpire;
+    response.setHeader('X-RateLimit-Limit', budget);
+    response.setHeader(
+      'X-RateLimit-Remaining',
+      record.isBlocked ? 0 : Math.max(0, budget - record.totalHits),
+    );
+    response.setHeader('X-RateLimit-Reset', reset);
+    if (record.isBlocked) {
+      response.setHeader('Retry-After', reset);
+      throw new DomainError('RATE_LIMITED');
+    }
+    return true;
+  }
+}

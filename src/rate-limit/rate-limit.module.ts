@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
+import { ThrottlerModule } from '@nestjs/throttler';
+import type { Environment } from '../config/environment';
+
+const WINDOW_MS = 60_000;
+
+/**
+ * Counters live in Redis when REDIS_URL is set, so every instance draws on one budget; otherwise in memory.
+ * The Redis client fails fast (no offline queue, one retry) so a Redis outage never stalls requests.
+ */
+@Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Environment, true>) => {
+        const redisUrl = config.get('REDIS_URL', { infer: true });
+        return {
+          throttlers: [
+            { name: 'default', ttl: WINDOW_MS, limit: config.get('RATE_LIMIT_PER_MINUTE', { infer: true }) },
+          ],
+          storage: redisUrl
+            ? new ThrottlerStorageRedisService(redisUrl, {
+                enableOfflineQueue: false,
+                maxRetriesPerRequest: 1,
+                connectTimeout: 1_000,
+              })
+            : undefined,
+        };
+      },
+    }),
+  ],
+  exports: [ThrottlerModule],
+})
+export class RateLimitModule {}

@@ -1,0 +1,55 @@
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
+import { Company } from '../companies/company.entity';
+import { ROLES, type Role } from '../auth/principal';
+
+@Entity('api_tokens')
+@Check('api_tokens_role_known', `role IN (${ROLES.map((role) => `'${role}'`).join(', ')})`)
+@Check('api_tokens_company_iff_partner', `(role = 'partner') = (company_id IS NOT NULL)`)
+@Index('api_tokens_token_hash_key', ['tokenHash'], { unique: true })
+@Index('api_tokens_company_id_idx', ['companyId', 'id'])
+export class ApiToken {
+  @PrimaryGeneratedColumn({ primaryKeyConstraintName: 'api_tokens_pkey' })
+  id!: number;
+
+  /** SHA-256 of the secret; the secret itself is never stored. */
+  @Column({ name: 'token_hash', type: 'bytea' })
+  tokenHash!: Buffer;
+
+  /** The first characters of the token, for people to recognise it in lists. */
+  @Column({ type: 'varchar', length: 16 })
+  prefix!: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  role!: Role;
+
+  @Column({ name: 'user_name', type: 'varchar', length: 255 })
+  userName!: string;
+
+  @Column({ name: 'company_id', type: 'integer', nullable: true })
+  companyId!: number | null;
+
+  @ManyToOne(() => Company, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'company_id', foreignKeyConstraintName: 'api_tokens_company_id_fkey' })
+  company?: Company;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'last_used_at', type: 'timestamptz', nullable: true })
+  lastUsedAt!: Date | null;
+
+  @Column({ name: 'expires_at', type: 'timestamptz', nullable: true })
+  expiresAt!: Date | null;
+
+  @Column({ name: 'revoked_at', type: 'timestamptz', nullable: true })
+  revokedAt!: Date | null;
+}

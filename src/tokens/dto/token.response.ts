@@ -1,0 +1,45 @@
+import type { Role } from '../../auth/principal';
+import type { ApiFormats } from '../../common/api-formats';
+import type { ApiToken } from '../api-token.entity';
+
+/** A token as lists show it: never its secret. */
+export class TokenResponse {
+  /** @example 7 */
+  id!: number;
+  /** The first characters of the token, to recognise it. @example "roa_Xk3vQ9aB" */
+  prefix!: string;
+  /** @example "partner" */
+  role!: Role;
+  /** @example "alice" */
+  user_name!: string;
+  /** @example 1 */
+  company_id!: number | null;
+  /** @example "2026-11-22T07:30" */
+  created_at!: string;
+  /** Precise to a minute. @example "2026-11-22T08:05" */
+  last_used_at!: string | null;
+  /** @example null */
+  expires_at!: string | null;
+  /** @example null */
+  revoked_at!: string | null;
+}
+
+/** The response to issuing a token: the only time the secret is shown. */
+export class IssuedTokenResponse extends TokenResponse {
+  /** The bearer token. Store it now: it cannot be shown again. @example "roa_Xk3vQ9aB7dLr0fPz3m6yT1uHw8sE2cJn5qVb4gKi9oA" */
+  token!: string;
+}
+
+export function toTokenResponse(token: ApiToken, formats: ApiFormats): TokenResponse {
+  return {
+    id: token.id,
+    prefix: token.prefix,
+    role: token.role,
+    user_name: token.userName,
+    company_id: token.companyId,
+    created_at: formats.dateTime(token.createdAt),
+    last_used_at: formats.dateTime(token.lastUsedAt),
+    expires_at: formats.dateTime(token.expiresAt),
+    revoked_at: formats.dateTime(token.revokedAt),
+  };
+}

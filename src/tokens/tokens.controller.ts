@@ -1,0 +1,62 @@
+import { Body, Controller, Delete, Get, Param, ParseIntPipe, Post, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import type { Actor } from '../audit/actor';
+import { CurrentActor, Roles } from '../auth/auth.decorators';
+import { ApiFormats } from '../common/api-formats';
+import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
+import { type Page, pageWindow } from '../common/pagination';
+import { CreateTokenDto } from './dto/create-token.dto';
+import { ListTokensQuery } from './dto/list-tokens.query';
+import { IssuedTokenResponse, TokenResponse, toTokenResponse } from './dto/token.response';
+import { TokenNotFoundError } from './tokens.errors';
+import { TokensService } from './tokens.service';
+
+@ApiTags('admin')
+@ApiBearerAuth()
+@Roles('admin')
+@Controller('api/v2/admin/tokens')
+export class TokensController {
+  constructor(
+    private readonly tokens: TokensService,
+    private readonly formats: ApiFormats,
+  ) {}
+
+  /** Issues a token. The response is the only time its secret is shown. */
+  @Post()
+  @ApiErrorResponses(400, 401, 403, 429)
+  async issue(@CurrentActor() actor: Actor, @Body() body: CreateTokenDto): Promise<IssuedTokenResponse> {
+    const expiresAt = body.expires_at ? this.formats.parseDateTime(body.expires_at) : null;
+    const { token, record } = await this.tokens.issue(actor, {
+      role: body.role,
+      userName: body.user_name,
+      companyId: body.company_id,
+      expiresAt,
+    });
+    return { ...toTokenResponse(record, this.formats), token };
+  }
+
+  /** Lists tokens by id, optionally of one company. Secrets are never shown. */
+  @Get()
+  @ApiPageResponse(TokenResponse)
+  @ApiErrorResponses(400, 401, 403, 429)
+  async list(@Query() query: ListTokensQuery, @Req() request: Request): Promise<Page<TokenResponse>> {
+    const { offset, limit } = pageWindow(query);
+    const rows = await this.tokens.list({ companyId: query.company_id }, offset, limit);
+    return this.formats.page(
+      rows.map((token) => toTokenResponse(token, this.formats)),
+      query,
+      request,
+    );
+  }
+
+  /** Revokes a token: its next request gets 401. Revoking a revoked token changes nothing. */
+  @Delete(':id')
+  @ApiErrorResponses(401, 403, 404, 429)
+  async revoke(
+    @CurrentActor() actor: Actor,
+    @Param('id', new ParseIntPipe({ exceptionFactory: () => new TokenNotFoundError() })) id: number,
+  ): Promise<TokenResponse> {
+    return toTokenResponse(await this.tokens.revoke(actor, id), this.formats);
+  }
+}

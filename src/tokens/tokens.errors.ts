@@ -1,0 +1,7 @@
+import { DomainError } from '../common/domain-error';
+
+export class TokenNotFoundError extends DomainError {
+  constructor() {
+    super('TOKEN_NOT_FOUND', 'Token not found.');
+  }
+}

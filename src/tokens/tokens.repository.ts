@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { ApiToken } from './api-token.entity';
+
+export type NewToken = Pick<
+  ApiToken,
+  'tokenHash' | 'prefix' | 'role' | 'userName' | 'companyId' | 'expiresAt'
+>;
+
+@Injectable()
+export class TokensRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  insert(manager: EntityManager, values: NewToken): Promise<ApiToken> {
+    return manager.save(manager.create(ApiToken, values));
+  }
+
+  /** The per-request lookup: one equality match on a unique index. */
+  findByHash(hash: Buffer): Promise<ApiToken | null> {
+    return this.dataSource.manager.findOneBy(ApiToken, { tokenHash: hash });
+  }
+
+  /** Locks the row so a revocation and anything else on the same token are ordered. */
+  findForUpdate(manager: EntityManager, id: number): Promise<ApiToken | null> {
+    return manager.findOne(ApiToken, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  async markRevoked(manager: EntityManager, id: number): Promise<void> {
+    await manager.update(ApiToken, { id }, { revokedAt: () => 'now()' });
+  }
+
+  list(filter: { companyId?: number }, offset: number, limit: number): Promise<ApiToken[]> {
+    return this.dataSource.manager.find(ApiToken, {
+      where: filter.companyId === undefined ? {} : { companyId: filter.companyId },
+      order: { id: 'ASC' },
+      skip: offset,
+      take: limit,
+    });
+  }
+
+  /** At most one write a minute per token, whichever instance serves it. */
+  async touch(id: number): Promise<void> {
+    await this.dataSource
+      .createQueryBuilder()
+      .update(ApiToken)
+      .set({ lastUsedAt: () => 'now()' })
+      .where('id = :id', { id })
+      .andWhere("(last_used_at IS NULL OR last_used_at < now() - interval '1 minute')")
+      .execute();
+  }
+}

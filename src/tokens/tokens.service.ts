@@ -1,0 +1,142 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { PinoLogger } from 'nestjs-pino';
+import { DataSource } from 'typeorm';
+import type { Actor } from '../audit/actor';
+import { AuditService } from '../audit/audit.service';
+import type { Principal, Role } from '../auth/principal';
+import { CompaniesRepository } from '../companies/companies.repository';
+import { fieldError } from '../common/domain-error';
+import type { ApiToken } from './api-token.entity';
+import { hashSecret, issueSecret, looksLikeToken } from './token-secret';
+import { TokenNotFoundError } from './tokens.errors';
+import { TokensRepository } from './tokens.repository';
+
+/**
+ * How long an instance trusts a token row it looked up. A revocation is seen at once by the instance that
+ * made it (it forgets the row) and within this many milliseconds by the others. Expiry is checked on every
+ * request against the cached expires_at, so it is exact.
+ */
+export const TOKEN_CACHE_MS = 5_000;
+const TOKEN_CACHE_MAX_ENTRIES = 10_000;
+/** last_used_at is precise to this much, so that using a token is not a database write per request. */
+const LAST_USED_PRECISION_MS = 60_000;
+
+export interface IssueTokenInput {
+  role: Role;
+  userName: string;
+  companyId?: number | null;
+  expiresAt?: Date | null;
+}
+
+@Injectable()
+export class TokensService {
+  private readonly cache = new Map<string, { token: ApiToken; fetchedAt: number }>();
+  private readonly lastUsedWrites = new Map<number, number>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly tokens: TokensRepository,
+    private readonly companies: CompaniesRepository,
+    private readonly audit: AuditService,
+    private readonly logger: PinoLogger,
+  ) {
+    this.logger.setContext(TokensService.name);
+  }
+
+  /** Issues a token; the returned `token` is the only time its secret exists outside the caller's hands. */
+  async issue(actor: Actor, input: IssueTokenInput): Promise<{ token: string; record: ApiToken }> {
+    const companyId = input.companyId ?? null;
+    if (input.role === 'partner' && companyId === null)
+      throw fieldError('company_id', 'A partner token needs a company_id.');
+    if (input.role !== 'partner' && companyId !== null) {
+      throw fieldError('company_id', `A ${input.role} token belongs to no company: leave company_id out.`);
+    }
+    if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
+      throw fieldError('expires_at', 'The expires at must be in the future.');
+    }
+    const secret = issueSecret();
+    return this.dataSource.transaction(async (manager) => {
+      if (companyId !== null && !(await this.companies.findById(companyId, manager))) {
+        throw fieldError('company_id', 'No company has this id.');
+      }
+      const record = await this.tokens.insert(manager, {
+        tokenHash: secret.hash,
+        prefix: secret.prefix,
+        role: input.role,
+        userName: input.userName,
+        companyId,
+        expiresAt: input.expiresAt ?? null,
+      });
+      const changedFields = ['role', 'user_name'];
+      if (companyId !== null) changedFields.push('company_id');
+      if (input.expiresAt) changedFields.push('expires_at');
+      await this.audit.record(manager, actor, {
+        action: 'token.issued',
+        targetType: 'token',
+        targetId: record.id,
+        companyId,
+        changedFields,
+      });
+      return { token: secret.token, record };
+    });
+  }
+
+  /** Revokes a token; revoking it again changes nothing and records nothing. */
+  async revoke(actor: Actor, id: number): Promise<ApiToken> {
+    const token = await this.dataSource.transaction(async (manager) => {
+      const found = await this.tokens.findForUpdate(manager, id);
+      if (!found) throw new TokenNotFoundError();
+      if (found.revokedAt) return found;
+      await this.tokens.markRevoked(manager, id);
+      await this.audit.record(manager, actor, {
+        action: 'token.revoked',
+        targetType: 'token',
+        targetId: id,
+        companyId: found.companyId,
+        changedFields: ['revoked_at'],
+      });
+      return (await this.tokens.findForUpdate(manager, id))!;
+    });
+    this.cache.delete(token.tokenHash.toString('base64'));
+    return token;
+  }
+
+  list(filter: { companyId?: number }, offset: number, limit: number): Promise<ApiToken[]> {
+    return this.tokens.list(filter, offset, limit);
+  }
+
+  /** The principal a bearer token stands for, or null when it is unknown, revoked or expired. */
+  async authenticate(secret: string): Promise<Principal | null> {
+    if (!looksLikeToken(secret)) return null;
+    const token = await this.lookUp(hashSecret(secret));
+    if (!token || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= Date.now()))
+      return null;
+    this.noteUse(token.id);
+    return { tokenId: token.id, role: token.role, userName: token.userName, companyId: token.companyId };
+  }
+
+  private async lookUp(hash: Buffer): Promise<ApiToken | null> {
+    const key = hash.toString('base64');
+    const cached = this.cache.get(key);
+    if (cached && Date.now() - cached.fetchedAt < TOKEN_CACHE_MS) return cached.token;
+    const token = await this.tokens.findByHash(hash);
+    this.cache.delete(key);
+    if (token) {
+      if (this.cache.size >= TOKEN_CACHE_MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(key, { token, fetchedAt: Date.now() });
+    }
+    return token;
+  }
+
+  /** Keeps last_used_at without a write per request: at most one a minute per token and instance. */
+  private noteUse(tokenId: number): void {
+    const now = Date.now();
+    if (now - (this.lastUsedWrites.get(tokenId) ?? 0) < LAST_USED_PRECISION_MS) return;
+    if (this.lastUsedWrites.size >= TOKEN_CACHE_MAX_ENTRIES) this.lastUsedWrites.clear();
+    this.lastUsedWrites.set(tokenId, now);
+    this.tokens
+      .touch(tokenId)
+      .catch((error: unknown) => this.logger.warn({ err: error, tokenId }, 'Could not record token use'));
+  }
+}

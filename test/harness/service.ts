@@ -1,0 +1,109 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { Pool } from 'pg';
+import { createTestDatabase } from './test-database';
+
+const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
+const START_TIMEOUT_MS = 30_000;
+
+export interface LogLine {
+  level: number;
+  msg?: string;
+  [key: string]: unknown;
+}
+
+export interface RunningService {
+  url: string;
+  /** A pool on the service's database, for asserting what a request wrote (not with the embedded default). */
+  db: Pool;
+  process: ChildProcess;
+  /** Everything the service wrote to stdout and stderr, as received. */
+  output(): string;
+  /** stdout, parsed: the service logs one JSON object per line. */
+  logs(): LogLine[];
+  /** Sends the signal (SIGTERM by default) and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface StartOptions {
+  /** Extra environment; DATABASE_URL defaults to a fresh clone of the migrated template. */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Start with no DATABASE_URL at all: the service starts its embedded PostgreSQL under `cwd`. */
+  embeddedDatabase?: boolean;
+}
+
+/** Runs `node dist/main.js` and resolves once it logs that it listens, with the port it chose. */
+export async function startService(options: StartOptions = {}): Promise<RunningService> {
+  const databaseUrl = options.embeddedDatabase
+    ? undefined
+    : (options.env?.DATABASE_URL ?? (await createTestDatabase()));
+  const child = spawn(process.execPath, [MAIN], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'info', ...options.env, DATABASE_URL: databaseUrl },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let all = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    all += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => (all += chunk.toString()));
+  const parseLogs = (): LogLine[] =>
+    stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as LogLine);
+
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`The service did not start:\n${all}`)), START_TIMEOUT_MS);
+    const check = () => {
+      const listening = parseLogs().find((line) => line.event === 'listening');
+      if (listening) {
+        clearTimeout(timer);
+        resolve(listening.port as number);
+      }
+    };
+    child.stdout.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`The service exited with ${code} before listening:\n${all}`));
+    });
+  });
+  child.removeAllListeners('exit');
+  const db = new Pool({
+    connectionString: databaseUrl ?? 'postgres://embedded-default-has-no-test-pool',
+    max: 3,
+  });
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    db,
+    process: child,
+    output: () => all,
+    logs: parseLogs,
+    stop: async (signal = 'SIGTERM') => {
+      await db.end();
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs the service expecting it to refuse to start; resolves with its exit code and what it printed. */
+export async function startServiceExpectingFailure(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}

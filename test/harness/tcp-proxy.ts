@@ -1,0 +1,54 @@
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * A TCP relay between the service and PostgreSQL, so a spec can take the database away (connections
+ * reset, new ones refused) and give it back, without touching the server other specs share.
+ */
+export class TcpProxy {
+  private server?: Server;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  /** A proxy in front of the database of `databaseUrl`; `url` is the same URL through the proxy. */
+  static async for(databaseUrl: string): Promise<{ proxy: TcpProxy; url: string }> {
+    const target = new URL(databaseUrl);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+    await proxy.open();
+    target.hostname = '127.0.0.1';
+    target.port = String(proxy.port);
+    return { proxy, url: target.toString() };
+  }
+
+  open(): Promise<void> {
+    this.server = createServer((client) => {
+      const upstream = createConnection(this.targetPort, this.targetHost);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => socket.destroy());
+      }
+      client.pipe(upstream).pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    return new Promise((resolve) =>
+      this.server!.listen(this.port, '127.0.0.1', () => {
+        const address = this.server!.address();
+        if (typeof address === 'object' && address) this.port = address.port;
+        resolve();
+      }),
+    );
+  }
+
+  /** The database "goes away": every open connection is reset, new ones are refused. */
+  async cut(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server?.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    await closed;
+  }
+}
