@@ -48,8 +48,8 @@ function onShutdownSignal(app: NestExpressApplication, database: ResolvedDatabas
     await database.embedded?.stop();
     process.exit(0);
   };
-  process.once('SIGTERM', (signal) => void shutdown(signal));
-  process.once('SIGINT', (signal) => void shutdown(signal));
+  process.on('SIGTERM', (signal) => void shutdown(signal));
+  process.on('SIGINT', (signal) => void shutdown(signal));
 }
 
 async function bootstrap(): Promise<void> {

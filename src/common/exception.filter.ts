@@ -16,6 +16,7 @@ const FRAMEWORK_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
   [HttpStatus.NOT_FOUND]: 'ROUTE_NOT_FOUND',
   [HttpStatus.PAYLOAD_TOO_LARGE]: 'PAYLOAD_TOO_LARGE',
   [HttpStatus.TOO_MANY_REQUESTS]: 'RATE_LIMITED',
+  [HttpStatus.SERVICE_UNAVAILABLE]: 'SERVICE_UNAVAILABLE',
 };
 
 /** body-parser marks a body that is not JSON with this type; Nest hands it over as the cause of a 400. */

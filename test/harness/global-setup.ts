@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
@@ -17,8 +17,10 @@ declare global {
 export default async function globalSetup(): Promise<void> {
   let serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
+    const dir = mkdtempSync(join(tmpdir(), 'roa-test-'));
+    chmodSync(dir, 0o755);
     const embedded = await startEmbeddedPostgres({
-      dir: mkdtempSync(join(tmpdir(), 'roa-test-')),
+      dir,
       database: 'postgres',
       ephemeral: true,
     });

@@ -15,6 +15,8 @@ export interface LogLine {
 
 export interface RunningService {
   url: string;
+  /** The service's DATABASE_URL (undefined with the embedded default). */
+  databaseUrl: string | undefined;
   /** A pool on the service's database, for asserting what a request wrote (not with the embedded default). */
   db: Pool;
   process: ChildProcess;
@@ -80,6 +82,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   return {
     url: `http://127.0.0.1:${port}`,
+    databaseUrl,
     db,
     process: child,
     output: () => all,

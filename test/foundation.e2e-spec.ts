@@ -1,0 +1,202 @@
+import { request as httpRequest } from 'node:http';
+import request from 'supertest';
+import { startService, startServiceExpectingFailure, type RunningService } from './harness/service';
+import { createTestDatabase } from './harness/test-database';
+import { TcpProxy } from './harness/tcp-proxy';
+
+describe('the service foundation (CONTRACT §2, §8)', () => {
+  let service: RunningService;
+
+  beforeAll(async () => {
+    service = await startService();
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('answers liveness and readiness without a token', async () => {
+    await request(service.url)
+      .get('/health/live')
+      .expect(200, { status: 'ok', info: {}, error: {}, details: {} });
+    const ready = await request(service.url).get('/health/ready').expect(200);
+    expect(ready.body.details.database.status).toBe('up');
+  });
+
+  it('answers an unknown route with 404 {"message": "Not found."}', async () => {
+    await request(service.url).get('/api/v2/nothing-here').expect(404, { message: 'Not found.' });
+    await request(service.url).post('/nope').send({}).expect(404, { message: 'Not found.' });
+  });
+
+  it('answers malformed JSON with the contract body, whatever the route', async () => {
+    const response = await request(service.url)
+      .post('/api/v2/admin/companies')
+      .set('Content-Type', 'application/json')
+      .send('{"name": "x",');
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ message: 'Bad request.', errors: { body: ['Malformed JSON.'] } });
+  });
+
+  it('refuses a body over 1 MiB with 413 and accepts one just under', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
+    const refused = await request(service.url)
+      .post('/api/v2/admin/companies')
+      .set('Content-Type', 'application/json')
+      .send(big);
+    expect(refused.status).toBe(413);
+    expect(refused.body).toEqual({ message: 'Request body too large: the limit is 1 MiB.' });
+    const small = JSON.stringify({ name: 'x'.repeat(1000 * 1000) });
+    const accepted = await request(service.url)
+      .post('/api/v2/admin/companies')
+      .set('Content-Type', 'application/json')
+      .send(small);
+    expect(accepted.status).toBe(401);
+  });
+
+  it('answers a malformed percent-encoding with 400, not 500', async () => {
+    await request(service.url).get('/api/v2/%E0%A4%A').expect(400, { message: 'Bad request.' });
+  });
+
+  it('echoes a sane X-Request-Id and generates one otherwise', async () => {
+    const echoed = await request(service.url).get('/health/live').set('X-Request-Id', 'partner-req-42');
+    expect(echoed.headers['x-request-id']).toBe('partner-req-42');
+    const generated = await request(service.url).get('/nope');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const replaced = await request(service.url)
+      .get('/health/live')
+      .set('X-Request-Id', 'no spaces <allowed>');
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('logs one JSON line per request with method, route, status, duration and request id, and no secret', async () => {
+    const secret = 'roa_' + 'S'.repeat(43);
+    await request(service.url)
+      .get('/health/live')
+      .set('X-Request-Id', 'log-check-1')
+      .set('Authorization', `Bearer ${secret}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const lines = service.logs().filter((line) => line.requestId === 'log-check-1');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      req: { method: 'GET', path: '/health/live' },
+      route: '/health/live',
+      res: { status: 200 },
+    });
+    expect(typeof lines[0]!.durationMs).toBe('number');
+    expect(service.output()).not.toContain(secret);
+  });
+
+  it('serves the OpenAPI document and Swagger UI', async () => {
+    const document = await request(service.url).get('/api/docs-json').expect(200);
+    expect(document.body.openapi).toMatch(/^3\./);
+    expect(Object.keys(document.body.paths)).toEqual(
+      expect.arrayContaining(['/health/live', '/health/ready']),
+    );
+    const ui = await request(service.url).get('/api/docs').redirects(1).expect(200);
+    expect(ui.text).toContain('swagger');
+  });
+
+  it('sends no X-Powered-By header', async () => {
+    const response = await request(service.url).get('/health/live');
+    expect(response.headers['x-powered-by']).toBeUndefined();
+  });
+});
+
+describe('configuration is validated at start', () => {
+  it.each([
+    [
+      'PORT',
+      'eighty',
+      /^Invalid environment variable PORT: must be an integer from 0 to 65535 \(got "eighty"\)\.$/,
+    ],
+    ['APP_TIMEZONE', 'Mars/Olympus', /^Invalid environment variable APP_TIMEZONE: must be an IANA time zone/],
+    [
+      'DATABASE_URL',
+      'mysql://localhost/x',
+      /^Invalid environment variable DATABASE_URL: must be a postgres:\/\//,
+    ],
+    [
+      'RATE_LIMIT_PER_MINUTE',
+      '0',
+      /^Invalid environment variable RATE_LIMIT_PER_MINUTE: must be a positive integer/,
+    ],
+    [
+      'WEBHOOK_ALLOW_PRIVATE',
+      'maybe',
+      /^Invalid environment variable WEBHOOK_ALLOW_PRIVATE: must be true, false, 1 or 0/,
+    ],
+    ['LOG_LEVEL', 'loud', /^Invalid environment variable LOG_LEVEL: must be one of/],
+  ])('refuses %s=%s with one line naming it, exit code 1', async (name, value, message) => {
+    const { code, stdout, stderr } = await startServiceExpectingFailure({
+      DATABASE_URL: 'postgres://127.0.0.1:1/unused',
+      [name]: value,
+    });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr.trim()).toMatch(message);
+  });
+});
+
+describe('the database going away', () => {
+  it('turns readiness red and answers API calls 503 fast, then recovers by itself', async () => {
+    const { proxy, url } = await TcpProxy.for(await createTestDatabase());
+    const service = await startService({ env: { DATABASE_URL: url } });
+    try {
+      await request(service.url).get('/health/ready').expect(200);
+      await proxy.cut();
+      const started = Date.now();
+      const ready = await request(service.url).get('/health/ready');
+      expect(ready.status).toBe(503);
+      const api = await request(service.url)
+        .get('/api/v2/admin/companies')
+        .set('Authorization', `Bearer roa_${'x'.repeat(43)}`);
+      expect(api.status).toBe(503);
+      expect(api.body).toEqual({ message: 'Service unavailable.' });
+      expect(Date.now() - started).toBeLessThan(8_000);
+      await request(service.url).get('/health/live').expect(200);
+      await proxy.open();
+      let recovered = 0;
+      for (let attempt = 0; attempt < 20 && recovered !== 200; attempt += 1) {
+        recovered = (await request(service.url).get('/health/ready')).status;
+        if (recovered !== 200) await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(recovered).toBe(200);
+    } finally {
+      await service.stop();
+      await proxy.cut();
+    }
+  });
+});
+
+describe('shutdown on SIGTERM', () => {
+  it('finishes a request in flight, then exits 0', async () => {
+    const service = await startService();
+    const port = Number(new URL(service.url).port);
+    const body = JSON.stringify({ name: 'in flight', site: 'SK' });
+    const response = new Promise<number>((resolve, reject) => {
+      const outgoing = httpRequest(
+        {
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: '/api/v2/admin/companies',
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (incoming) => {
+          incoming.resume();
+          resolve(incoming.statusCode ?? 0);
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.write(body.slice(0, 10));
+      setTimeout(() => {
+        service.process.kill('SIGTERM');
+        setTimeout(() => outgoing.end(body.slice(10)), 300);
+      }, 100);
+    });
+    expect(await response).toBe(401);
+    expect(await service.stop()).toBe(0);
+    expect(service.logs().some((line) => line.event === 'shutdown')).toBe(true);
+  });
+});
