@@ -6,7 +6,8 @@ import { AppModule } from './app.module';
 import { setupOpenApi } from './common/openapi';
 import { createValidationPipe } from './common/validation';
 import { type Environment, InvalidEnvironmentError, validateEnvironment } from './config/environment';
-import { resolveDatabase, type ResolvedDatabase } from './database/local-database';
+import { LOCAL_DATA_DIR, resolveDatabase, type ResolvedDatabase } from './database/local-database';
+import { seedDemo } from './demo/demo-seed';
 import { createHttpLogger } from './logging/logger.options';
 
 /** Requests still running when SIGTERM arrives get this long to finish before the process exits anyway. */
@@ -66,6 +67,7 @@ async function bootstrap(): Promise<void> {
   }
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : env.PORT;
+  if (database.embedded?.initialised) console.error(await seedDemo(app, LOCAL_DATA_DIR, port));
   app.get(Logger).log({
     event: 'listening',
     port,

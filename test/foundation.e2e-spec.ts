@@ -82,7 +82,7 @@ describe('the service foundation (CONTRACT §2, §8)', () => {
       route: '/health/live',
       res: { status: 200 },
     });
-    expect(typeof lines[0]!.durationMs).toBe('number');
+    expect(typeof lines[0].durationMs).toBe('number');
     expect(service.output()).not.toContain(secret);
   });
 
@@ -198,5 +198,36 @@ describe('shutdown on SIGTERM', () => {
     expect(await response).toBe(401);
     expect(await service.stop()).toBe(0);
     expect(service.logs().some((line) => line.event === 'shutdown')).toBe(true);
+  });
+});
+
+describe('migrations at start', () => {
+  it('are applied once when two instances start together on an empty database', async () => {
+    const databaseUrl = await createTestDatabase({ empty: true });
+    const [first, second] = await Promise.all([
+      startService({ env: { DATABASE_URL: databaseUrl } }),
+      startService({ env: { DATABASE_URL: databaseUrl } }),
+    ]);
+    try {
+      const { rows } = await first.db.query<{ name: string; count: string }>(
+        'SELECT name, count(*) AS count FROM migrations GROUP BY name',
+      );
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.every((row) => row.count === '1')).toBe(true);
+      await request(second.url).get('/health/ready').expect(200);
+    } finally {
+      await Promise.all([first.stop(), second.stop()]);
+    }
+  });
+
+  it('are skipped with MIGRATIONS_RUN=false', async () => {
+    const databaseUrl = await createTestDatabase({ empty: true });
+    const service = await startService({ env: { DATABASE_URL: databaseUrl, MIGRATIONS_RUN: 'false' } });
+    try {
+      const { rows } = await service.db.query("SELECT to_regclass('public.migrations') AS table");
+      expect(rows[0].table).toBeNull();
+    } finally {
+      await service.stop();
+    }
   });
 });

@@ -1,0 +1,39 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { INestApplicationContext } from '@nestjs/common';
+import type { Actor } from '../audit/actor';
+import { CompaniesService } from '../companies/companies.service';
+import { TokensService } from '../tokens/tokens.service';
+
+const DEMO_ACTOR: Actor = { tokenId: null, userName: 'demo-seed', requestId: null };
+
+/**
+ * Development only: on the very first start of the embedded database, a demo company and tokens so a
+ * newcomer can make an authenticated call at once. The tokens go to files (mode 0600) beside the cluster,
+ * never into a log line; the banner shows how to use them. Never runs when DATABASE_URL is set.
+ */
+export async function seedDemo(app: INestApplicationContext, dataDir: string, port: number): Promise<string> {
+  const company = await app
+    .get(CompaniesService)
+    .create(DEMO_ACTOR, { name: 'Demo Restaurants', site: 'SK' });
+  const tokens = app.get(TokensService);
+  const partner = await tokens.issue(DEMO_ACTOR, {
+    role: 'partner',
+    userName: 'demo-partner',
+    companyId: company.id,
+  });
+  const admin = await tokens.issue(DEMO_ACTOR, { role: 'admin', userName: 'demo-admin' });
+  const partnerFile = join(dataDir, 'demo-partner.token');
+  const adminFile = join(dataDir, 'demo-admin.token');
+  await writeFile(partnerFile, `${partner.token}\n`, { mode: 0o600 });
+  await writeFile(adminFile, `${admin.token}\n`, { mode: 0o600 });
+  return [
+    '',
+    '=== DEVELOPMENT ONLY: demo data created in the new embedded database ===',
+    `Company "${company.name}" (site ${company.site}, id ${company.id}), a partner and an admin token.`,
+    `The tokens are in ${partnerFile} and ${adminFile}. Try:`,
+    `  curl -H "Authorization: Bearer $(cat ${adminFile})" http://localhost:${port}/api/v2/admin/companies`,
+    `API documentation: http://localhost:${port}/api/docs`,
+    '',
+  ].join('\n');
+}
