@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { Pool } from 'pg';
+import { type ProcessResult, runNode } from './run-node';
 import { createTestDatabase } from './test-database';
 
 const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
@@ -96,17 +97,6 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
 }
 
 /** Runs the service expecting it to refuse to start; resolves with its exit code and what it printed. */
-export async function startServiceExpectingFailure(
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  return { code, stdout, stderr };
+export function startServiceExpectingFailure(env: Record<string, string>): Promise<ProcessResult> {
+  return runNode(MAIN, [], env);
 }

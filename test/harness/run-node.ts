@@ -1,0 +1,26 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+
+export interface ProcessResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a compiled script of ours to its end, with only PATH and `env` in its environment. */
+export async function runNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<ProcessResult> {
+  const child = spawn(process.execPath, [script, ...args], {
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  return { code, stdout, stderr };
+}
