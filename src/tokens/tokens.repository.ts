@@ -3,6 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { ApiToken } from './api-token.entity';
 
+/** PostgreSQL channel on which a revocation names the revoked token's hash (base64). */
+export const TOKEN_REVOKED_CHANNEL = 'api_token_revoked';
+
 export type NewToken = Pick<
   ApiToken,
   'tokenHash' | 'prefix' | 'role' | 'userName' | 'companyId' | 'expiresAt'
@@ -26,8 +29,13 @@ export class TokensRepository {
     return manager.findOne(ApiToken, { where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
-  async markRevoked(manager: EntityManager, id: number): Promise<void> {
-    await manager.update(ApiToken, { id }, { revokedAt: () => 'now()' });
+  /** Marks the token revoked and tells every instance (on commit) to forget its cached lookup. */
+  async markRevoked(manager: EntityManager, token: ApiToken): Promise<void> {
+    await manager.update(ApiToken, { id: token.id }, { revokedAt: () => 'now()' });
+    await manager.query('SELECT pg_notify($1, $2)', [
+      TOKEN_REVOKED_CHANNEL,
+      token.tokenHash.toString('base64'),
+    ]);
   }
 
   list(filter: { companyId?: number }, offset: number, limit: number): Promise<ApiToken[]> {

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { PinoLogger } from 'nestjs-pino';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import type { Actor } from '../audit/actor';
 import { AuditService } from '../audit/audit.service';
@@ -10,14 +11,16 @@ import { fieldError } from '../common/domain-error';
 import type { ApiToken } from './api-token.entity';
 import { hashSecret, issueSecret, looksLikeToken } from './token-secret';
 import { TokenNotFoundError } from './tokens.errors';
-import { TokensRepository } from './tokens.repository';
+import { TOKEN_REVOKED_CHANNEL, TokensRepository } from './tokens.repository';
 
 /**
- * How long an instance trusts a token row it looked up. A revocation is seen at once by the instance that
- * made it (it forgets the row) and within this many milliseconds by the others. Expiry is checked on every
- * request against the cached expires_at, so it is exact.
+ * How long an instance trusts a token row it looked up. Every revocation (API or CLI, any instance) is
+ * announced with pg_notify on commit and every instance listening forgets the row at once; this bound only
+ * matters while an instance's listening connection is down. Expiry is checked on every request against the
+ * cached expires_at, so it is exact.
  */
 export const TOKEN_CACHE_MS = 5_000;
+const LISTENER_RETRY_MS = 1_000;
 const TOKEN_CACHE_MAX_ENTRIES = 10_000;
 /** last_used_at is precise to this much, so that using a token is not a database write per request. */
 const LAST_USED_PRECISION_MS = 60_000;
@@ -30,9 +33,11 @@ export interface IssueTokenInput {
 }
 
 @Injectable()
-export class TokensService {
+export class TokensService implements OnModuleInit, OnModuleDestroy {
   private readonly cache = new Map<string, { token: ApiToken; fetchedAt: number }>();
   private readonly lastUsedWrites = new Map<number, number>();
+  private listener?: Client;
+  private stopped = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -42,6 +47,45 @@ export class TokensService {
     private readonly logger: PinoLogger,
   ) {
     this.logger.setContext(TokensService.name);
+  }
+
+  onModuleInit(): Promise<void> {
+    return this.listenForRevocations();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  /** One connection per instance LISTENs for revocations; it reconnects by itself if the database goes away. */
+  private async listenForRevocations(): Promise<void> {
+    if (this.stopped) return;
+    const { url } = this.dataSource.options as { url?: string };
+    const client = new Client({
+      connectionString: url,
+      application_name: 'restaurant-orders-api:listener',
+      connectionTimeoutMillis: 2_000,
+    });
+    let failed = false;
+    const retry = () => {
+      if (failed) return;
+      failed = true;
+      this.cache.clear();
+      if (this.listener === client) this.listener = undefined;
+      client.end().catch(() => undefined);
+      if (!this.stopped) setTimeout(() => void this.listenForRevocations(), LISTENER_RETRY_MS).unref();
+    };
+    client.on('notification', (message) => message.payload && this.cache.delete(message.payload));
+    client.on('error', retry);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${TOKEN_REVOKED_CHANNEL}`);
+      this.listener = client;
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Cannot listen for token revocations yet; retrying');
+      retry();
+    }
   }
 
   /** Issues a token; the returned `token` is the only time its secret exists outside the caller's hands. */
@@ -88,7 +132,7 @@ export class TokensService {
       const found = await this.tokens.findForUpdate(manager, id);
       if (!found) throw new TokenNotFoundError();
       if (found.revokedAt) return found;
-      await this.tokens.markRevoked(manager, id);
+      await this.tokens.markRevoked(manager, found);
       await this.audit.record(manager, actor, {
         action: 'token.revoked',
         targetType: 'token',
