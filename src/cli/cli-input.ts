@@ -10,7 +10,7 @@ export class CliInputError extends Error {
 /** Validates options with the same DTO (and so the same rules and messages) as the API route. */
 export function validateOptions<T extends object>(dto: new () => T, options: Record<string, unknown>): T {
   const instance = plainToInstance(dto, options);
-  const errors = toFieldErrors(validateSync(instance, { whitelist: true }));
+  const errors = toFieldErrors(validateSync(instance, { whitelist: true, stopAtFirstError: true }));
   const lines = Object.entries(errors).map(
     ([field, messages]) => `--${field.replace(/_/g, '-')}: ${messages.join(' ')}`,
   );

@@ -11,8 +11,8 @@ export class PageQuery {
   @ApiPropertyOptional({ minimum: 1, default: 1, description: 'Page number, from 1.' })
   @IsOptional()
   @Transform(toInteger)
-  @IsInt({ message: 'The page must be an integer.' })
   @Min(1, { message: 'The page must be at least 1.' })
+  @IsInt({ message: 'The page must be an integer.' })
   page: number = 1;
 
   @ApiPropertyOptional({
@@ -23,9 +23,9 @@ export class PageQuery {
   })
   @IsOptional()
   @Transform(toInteger)
-  @IsInt({ message: 'The per page must be an integer.' })
   @Min(1, { message: `The per page must be between 1 and ${MAX_PER_PAGE}.` })
   @Max(MAX_PER_PAGE, { message: `The per page must be between 1 and ${MAX_PER_PAGE}.` })
+  @IsInt({ message: 'The per page must be an integer.' })
   per_page: number = MAX_PER_PAGE;
 }
 

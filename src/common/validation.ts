@@ -14,6 +14,10 @@ export function toFieldErrors(errors: ValidationError[], prefix = ''): FieldErro
 }
 
 /**
+ * class-validator runs a property's decorators bottom-up: DTOs put the presence and type checks nearest the
+ * property, so with stopAtFirstError a field reports the one message that applies ("required", then "must
+ * be a string", then the length).
+ *
  * whitelist drops unknown fields (ignored by contract, never an error); transform gives handlers typed DTOs;
  * implicit conversion stays off so a known field of the wrong type is a 400.
  */
@@ -23,7 +27,7 @@ export function createValidationPipe(): ValidationPipe {
     forbidNonWhitelisted: false,
     transform: true,
     transformOptions: { enableImplicitConversion: false },
-    stopAtFirstError: false,
+    stopAtFirstError: true,
     validationError: { target: false, value: false },
     exceptionFactory: (errors) => new ValidationFailedError(toFieldErrors(errors)),
   });

@@ -1,11 +1,10 @@
 import { Transform } from 'class-transformer';
-import { IsNotEmpty, IsString, Matches, MaxLength } from 'class-validator';
+import { IsDefined, IsString, Matches } from 'class-validator';
+import { RequiredText } from '../../common/required-text.validator';
 
 export class CreateCompanyDto {
   /** The company's name. */
-  @IsString({ message: 'The name must be a string.' })
-  @IsNotEmpty({ message: 'The name field is required.' })
-  @MaxLength(255, { message: 'The name may not be greater than 255 characters.' })
+  @RequiredText()
   name!: string;
 
   /**
@@ -14,7 +13,8 @@ export class CreateCompanyDto {
    * @example "SK"
    */
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.toUpperCase() : value))
-  @IsString({ message: 'The site must be a string.' })
   @Matches(/^[A-Z]{2}$/, { message: 'The site must be a two-letter market code such as SK.' })
+  @IsString({ message: 'The site must be a string.' })
+  @IsDefined({ message: 'The site field is required.' })
   site!: string;
 }

@@ -7,7 +7,7 @@ export class ListTokensQuery extends PageQuery {
   /** Only the tokens of this company. */
   @IsOptional()
   @Transform(toInteger)
-  @IsInt({ message: 'The company id must be an integer.' })
   @Min(1, { message: 'The company id must be an integer.' })
+  @IsInt({ message: 'The company id must be an integer.' })
   company_id?: number;
 }
