@@ -7,14 +7,14 @@ export class ListAuditEventsQuery extends PageQuery {
   /** Only changes to objects of this company. */
   @IsOptional()
   @Transform(toInteger)
-  @IsInt({ message: 'The company id must be an integer.' })
   @Min(1, { message: 'The company id must be an integer.' })
+  @IsInt({ message: 'The company id must be an integer.' })
   company_id?: number;
 
   /** Only changes made with this token. */
   @IsOptional()
   @Transform(toInteger)
-  @IsInt({ message: 'The token id must be an integer.' })
   @Min(1, { message: 'The token id must be an integer.' })
+  @IsInt({ message: 'The token id must be an integer.' })
   token_id?: number;
 }
