@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import request from 'supertest';
 import { startService, startServiceExpectingFailure, type RunningService } from './harness/service';
+import { issueAdminToken } from './harness/cli';
 import { createTestDatabase } from './harness/test-database';
 import { TcpProxy } from './harness/tcp-proxy';
 
@@ -226,6 +227,39 @@ describe('migrations at start', () => {
     try {
       const { rows } = await service.db.query("SELECT to_regclass('public.migrations') AS table");
       expect(rows[0].table).toBeNull();
+    } finally {
+      await service.stop();
+    }
+  });
+});
+
+describe('an unexpected failure', () => {
+  it('answers 500 {"message": "Server error."} with no SQL or stack, and logs the detail under the request id', async () => {
+    const service = await startService();
+    try {
+      const token = await issueAdminToken(service.databaseUrl!);
+      await service.db.query('ALTER TABLE companies RENAME COLUMN name TO broken_name');
+      const response = await request(service.url)
+        .get('/api/v2/admin/companies')
+        .set('Authorization', `Bearer ${token}`)
+        .set('X-Request-Id', 'broken-1');
+      expect(response.status).toBe(500);
+      expect(response.body).toEqual({ message: 'Server error.' });
+      expect(response.text).not.toMatch(/column|SELECT|at /);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const logged = service
+        .logs()
+        .find((line) => line.requestId === 'broken-1' && line.msg === 'Unhandled error');
+      expect(JSON.stringify(logged)).toContain('name');
+      await service.db.query('ALTER TABLE api_tokens RENAME COLUMN user_name TO broken_user_name');
+      const secretParameter = 'Pa55word-never-logged';
+      const failedWrite = await request(service.url)
+        .post('/api/v2/admin/tokens')
+        .set('Authorization', `Bearer ${token}`)
+        .send({ role: 'admin', user_name: secretParameter });
+      expect(failedWrite.status).toBe(500);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(service.output()).not.toContain(secretParameter);
     } finally {
       await service.stop();
     }

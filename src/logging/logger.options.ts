@@ -7,12 +7,17 @@ import type { LogLevel } from '../config/environment';
 /** A client's own X-Request-Id is echoed when it is a sane token; anything else is replaced. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Paths of anything secret that could reach a log line; we never log headers or bodies, this is the net. */
+/**
+ * Paths of anything secret that could reach a log line; we never log headers or bodies, this is the net.
+ * TypeORM's QueryFailedError carries the statement's parameters (device credentials, once orders exist).
+ */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
   'req.body.login',
   'req.body.password',
+  'err.parameters',
+  'err.driverError.parameters',
   'token',
   'secret',
   'password',
