@@ -7,6 +7,9 @@ import { CompaniesModule } from './companies/companies.module';
 import { FoundationModule, type FoundationSettings } from './foundation.module';
 import { HealthModule } from './health/health.module';
 import { TokensModule } from './tokens/tokens.module';
+import { CommentsModule } from './comments/comments.module';
+import { OrdersModule } from './orders/orders.module';
+import { ProductsModule } from './products/products.module';
 
 @Module({})
 export class AppModule {
@@ -20,6 +23,9 @@ export class AppModule {
         CompaniesModule,
         TokensModule,
         AuditModule,
+        ProductsModule,
+        OrdersModule,
+        CommentsModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };

@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { setupOpenApi } from './common/openapi';
 import { createValidationPipe } from './common/validation';
 import { type Environment, InvalidEnvironmentError, validateEnvironment } from './config/environment';
+import { countQueries } from './database/query-counter';
 import { LOCAL_DATA_DIR, resolveDatabase, type ResolvedDatabase } from './database/local-database';
 import { seedDemo } from './demo/demo-seed';
 import { createHttpLogger } from './logging/logger.options';
@@ -27,6 +28,7 @@ async function createApp(env: Environment, databaseUrl: string): Promise<NestExp
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.use(httpLogger);
+  app.use(countQueries);
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.useGlobalPipes(createValidationPipe());
   setupOpenApi(app, env.PUBLIC_BASE_URL);

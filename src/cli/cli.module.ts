@@ -6,6 +6,8 @@ import { TokensModule } from '../tokens/tokens.module';
 import { CompaniesCreateCommand } from './commands/companies-create.command';
 import { TokensCreateCommand } from './commands/tokens-create.command';
 import { TokensRevokeCommand } from './commands/tokens-revoke.command';
+import { ProductsImportCommand } from './commands/products-import.command';
+import { ProductsModule } from '../products/products.module';
 
 /** The manual steps of spec §5 as commands, on the same services (and audit trail) as the admin API. */
 @Module({})
@@ -13,8 +15,14 @@ export class CliModule {
   static forRoot(settings: FoundationSettings): DynamicModule {
     return {
       module: CliModule,
-      imports: [FoundationModule.forRoot(settings), AuditModule, CompaniesModule, TokensModule],
-      providers: [CompaniesCreateCommand, TokensCreateCommand, TokensRevokeCommand],
+      imports: [
+        FoundationModule.forRoot(settings),
+        AuditModule,
+        CompaniesModule,
+        TokensModule,
+        ProductsModule,
+      ],
+      providers: [CompaniesCreateCommand, TokensCreateCommand, TokensRevokeCommand, ProductsImportCommand],
     };
   }
 }

@@ -1,5 +1,6 @@
 import { registerDecorator, type ValidationOptions } from 'class-validator';
 import { parseApiDateTime } from './datetime';
+import { fieldLabel } from './required-text.validator';
 
 /**
  * The value is one of the accepted datetime shapes and a real calendar moment. The calendar does not depend on
@@ -13,7 +14,7 @@ export function IsApiDateTime(options?: ValidationOptions): PropertyDecorator {
       propertyName: propertyName as string,
       options: {
         message: ({ property }) =>
-          `The ${property} must be a date (YYYY-MM-DD) or datetime (YYYY-MM-DDTHH:MM[:SS]) that exists.`,
+          `The ${fieldLabel(property)} must be a date (YYYY-MM-DD) or datetime (YYYY-MM-DDTHH:MM[:SS]) that exists.`,
         ...options,
       },
       validator: {

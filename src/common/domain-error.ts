@@ -13,7 +13,12 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
   | 'COMPANY_NOT_FOUND'
-  | 'TOKEN_NOT_FOUND';
+  | 'TOKEN_NOT_FOUND'
+  | 'PRODUCT_NOT_FOUND'
+  | 'ORDER_NOT_FOUND'
+  | 'ORDER_NOT_EDITABLE'
+  | 'COMMENT_VALIDATION_FAILED'
+  | 'COMMENT_ORDER_NOT_FOUND';
 
 export type FieldErrors = Record<string, string[]>;
 

@@ -36,7 +36,20 @@ export function errorResponseFor(
       return { status: 503, body: { message: 'Service unavailable.' } };
     case 'COMPANY_NOT_FOUND':
     case 'TOKEN_NOT_FOUND':
+    case 'PRODUCT_NOT_FOUND':
+    case 'ORDER_NOT_FOUND':
       return { status: 404, body: { message } };
+    case 'ORDER_NOT_EDITABLE':
+      return { status: 409, body: { message } };
+    case 'COMMENT_VALIDATION_FAILED': {
+      // Spec §4.5's own shape: each field maps to one string, not an array.
+      const errors = Object.fromEntries(
+        Object.entries(fieldErrors ?? {}).map(([field, [first]]) => [field, first]),
+      );
+      return { status: 400, body: { message, errors } };
+    }
+    case 'COMMENT_ORDER_NOT_FOUND':
+      return { status: 404, body: { success: false, message } };
   }
 }
 

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
+import { QueryCountingLogger } from './query-counter';
 
 export interface DatabaseSettings {
   url: string;
@@ -24,6 +25,7 @@ export function dataSourceOptions({ url, poolSize }: DatabaseSettings): DataSour
     migrationsRun: false,
     poolSize,
     applicationName: 'restaurant-orders-api',
+    logger: new QueryCountingLogger(),
     extra: {
       connectionTimeoutMillis: CONNECTION_TIMEOUT_MS,
       statement_timeout: STATEMENT_TIMEOUT_MS,

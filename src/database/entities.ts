@@ -1,6 +1,22 @@
 import { AuditEvent } from '../audit/audit-event.entity';
 import { Company } from '../companies/company.entity';
+import { OrderComment } from '../comments/order-comment.entity';
+import { DeliveryError, DetailedStatus, Tracking } from '../orders/order-children.entities';
+import { Order } from '../orders/order.entity';
+import { ProductVariation } from '../products/product-variation.entity';
+import { Product } from '../products/product.entity';
 import { ApiToken } from '../tokens/api-token.entity';
 
 /** Every TypeORM entity of the service, listed explicitly so the app, the CLI and migrations agree. */
-export const ENTITIES: Function[] = [Company, ApiToken, AuditEvent];
+export const ENTITIES: Function[] = [
+  Company,
+  ApiToken,
+  AuditEvent,
+  Product,
+  ProductVariation,
+  Order,
+  Tracking,
+  DetailedStatus,
+  DeliveryError,
+  OrderComment,
+];

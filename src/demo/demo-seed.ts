@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { Actor } from '../audit/actor';
 import { CompaniesService } from '../companies/companies.service';
+import { ProductsService } from '../products/products.service';
 import { TokensService } from '../tokens/tokens.service';
 
 const DEMO_ACTOR: Actor = { tokenId: null, userName: 'demo-seed', requestId: null };
 
 /**
- * Development only: on the very first start of the embedded database, a demo company and tokens so a
+ * Development only: on the very first start of the embedded database, a demo company, products and tokens so a
  * newcomer can make an authenticated call at once. The tokens go to files (mode 0600) beside the cluster,
  * never into a log line; the banner shows how to use them. Never runs when DATABASE_URL is set.
  */
@@ -16,6 +17,13 @@ export async function seedDemo(app: INestApplicationContext, dataDir: string, po
   const company = await app
     .get(CompaniesService)
     .create(DEMO_ACTOR, { name: 'Demo Restaurants', site: 'SK' });
+  await app
+    .get(ProductsService)
+    .import(DEMO_ACTOR, [
+      { name: 'POS terminal', variations: [{ name: 'Black' }, { name: 'White' }] },
+      { name: 'Receipt printer' },
+      { name: 'Tablet stand', variations: [{ name: 'Wall' }, { name: 'Counter' }] },
+    ]);
   const tokens = app.get(TokensService);
   const partner = await tokens.issue(DEMO_ACTOR, {
     role: 'partner',
@@ -30,8 +38,9 @@ export async function seedDemo(app: INestApplicationContext, dataDir: string, po
   return [
     '',
     '=== DEVELOPMENT ONLY: demo data created in the new embedded database ===',
-    `Company "${company.name}" (site ${company.site}, id ${company.id}), a partner and an admin token.`,
+    `Company "${company.name}" (site ${company.site}, id ${company.id}), three products, a partner and an admin token.`,
     `The tokens are in ${partnerFile} and ${adminFile}. Try:`,
+    `  curl -H "Authorization: Bearer $(cat ${partnerFile})" http://localhost:${port}/api/v2/product`,
     `  curl -H "Authorization: Bearer $(cat ${adminFile})" http://localhost:${port}/api/v2/admin/companies`,
     `API documentation: http://localhost:${port}/api/docs`,
     '',

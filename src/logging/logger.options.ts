@@ -28,7 +28,11 @@ export const REDACTED_PATHS = [
   '*.login',
 ];
 
-type RoutedRequest = IncomingMessage & { route?: { path?: string }; authTokenId?: number };
+type RoutedRequest = IncomingMessage & {
+  route?: { path?: string };
+  authTokenId?: number;
+  dbQueries?: number;
+};
 
 export function requestId(request: IncomingMessage, response: ServerResponse): string {
   const given = request.headers['x-request-id'];
@@ -40,6 +44,7 @@ export function requestId(request: IncomingMessage, response: ServerResponse): s
 const routeAndToken = (request: RoutedRequest) => ({
   route: request.route?.path,
   tokenId: request.authTokenId,
+  dbQueries: request.dbQueries,
 });
 
 /**

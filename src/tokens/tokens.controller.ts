@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, Param, ParseIntPipe, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { Actor } from '../audit/actor';
 import { CurrentActor, Roles } from '../auth/auth.decorators';
 import { ApiFormats } from '../common/api-formats';
+import { idParam } from '../common/id-param.pipe';
 import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
 import { type Page, pageWindow } from '../common/pagination';
 import { CreateTokenDto } from './dto/create-token.dto';
@@ -55,7 +56,7 @@ export class TokensController {
   @ApiErrorResponses(401, 403, 404, 429)
   async revoke(
     @CurrentActor() actor: Actor,
-    @Param('id', new ParseIntPipe({ exceptionFactory: () => new TokenNotFoundError() })) id: number,
+    @Param('id', idParam(() => new TokenNotFoundError())) id: number,
   ): Promise<TokenResponse> {
     return toTokenResponse(await this.tokens.revoke(actor, id), this.formats);
   }

@@ -1,0 +1,49 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiExtraModels, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Actor } from '../audit/actor';
+import { CurrentActor, CurrentPrincipal, Roles } from '../auth/auth.decorators';
+import type { Principal } from '../auth/principal';
+import { idParam } from '../common/id-param.pipe';
+import { ApiErrorResponses } from '../common/openapi.decorators';
+import { CommentOrderNotFoundError } from './comments.errors';
+import { CommentsService } from './comments.service';
+import { CommentDto, CommentSuccessResponse } from './dto/comment.dto';
+
+@ApiTags('orders')
+@ApiBearerAuth()
+@Roles('partner')
+@Controller('api/v2/order')
+export class CommentsController {
+  constructor(private readonly comments: CommentsService) {}
+
+  /** Adds your comment to an order, or replaces the one you (this token's user) wrote before. */
+  @Post(':id/comment')
+  @HttpCode(200)
+  @ApiBody({ type: CommentDto })
+  @ApiExtraModels(CommentSuccessResponse)
+  @ApiOkResponse({ type: CommentSuccessResponse, example: { success: true } })
+  @ApiResponse({
+    status: 400,
+    description:
+      'partner_comment missing, not a string, blank or over 5,000 characters (spec §4.5 body: one string per field).',
+    example: {
+      message: 'Validation failed',
+      errors: { partner_comment: 'The partner comment field is required.' },
+    },
+  })
+  @ApiResponse({
+    status: 404,
+    description: 'No such order of your company.',
+    example: { success: false, message: 'Order not found.' },
+  })
+  @ApiErrorResponses(401, 403, 429)
+  async comment(
+    @CurrentActor() actor: Actor,
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', idParam(() => new CommentOrderNotFoundError())) id: number,
+    @Body() body: unknown,
+  ): Promise<CommentSuccessResponse> {
+    await this.comments.comment(actor, principal.companyId!, id, body);
+    return { success: true };
+  }
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { OrdersModule } from '../orders/orders.module';
+import { CommentsController } from './comments.controller';
+import { CommentsRepository } from './comments.repository';
+import { CommentsService } from './comments.service';
+
+@Module({
+  imports: [AuditModule, OrdersModule],
+  controllers: [CommentsController],
+  providers: [CommentsRepository, CommentsService],
+})
+export class CommentsModule {}

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { DataSource } from 'typeorm';
+import type { Actor } from '../audit/actor';
+import { AuditService } from '../audit/audit.service';
+import { toFieldErrors } from '../common/validation';
+import { OrdersRepository } from '../orders/orders.repository';
+import { CommentOrderNotFoundError, CommentValidationError } from './comments.errors';
+import { CommentsRepository } from './comments.repository';
+import { CommentDto } from './dto/comment.dto';
+
+@Injectable()
+export class CommentsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly comments: CommentsRepository,
+    private readonly orders: OrdersRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  /** Adds the user's comment to an order of the company, or replaces the one the user wrote before. */
+  async comment(actor: Actor, companyId: number, orderId: number, body: unknown): Promise<void> {
+    const input = plainToInstance(CommentDto, typeof body === 'object' && body !== null ? body : {});
+    const errors = toFieldErrors(validateSync(input, { stopAtFirstError: true, whitelist: true }));
+    await this.dataSource.transaction(async (manager) => {
+      const order = await this.orders.lockOfCompany(manager, orderId, companyId);
+      if (!order) throw new CommentOrderNotFoundError();
+      if (Object.keys(errors).length > 0) throw new CommentValidationError(errors);
+      const added = await this.comments.upsert(manager, orderId, actor.userName, input.partner_comment);
+      await this.orders.touch(manager, orderId);
+      await this.audit.record(manager, actor, {
+        action: added ? 'order.comment_added' : 'order.comment_replaced',
+        targetType: 'order',
+        targetId: orderId,
+        companyId,
+        changedFields: ['partner_comment'],
+      });
+    });
+  }
+}

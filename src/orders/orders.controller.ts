@@ -1,0 +1,127 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import type { Actor } from '../audit/actor';
+import { CurrentActor, CurrentPrincipal, Roles } from '../auth/auth.decorators';
+import type { Principal } from '../auth/principal';
+import { ApiFormats } from '../common/api-formats';
+import { idParam } from '../common/id-param.pipe';
+import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
+import { type Page, pageWindow } from '../common/pagination';
+import { ListOrdersQuery } from './dto/list-orders.query';
+import {
+  OrderListItemResponse,
+  OrderResponse,
+  OrderWriteResponse,
+  toOrderListItem,
+  toOrderResponse,
+  toOrderSummary,
+} from './dto/order.response';
+import { PlaceOrderDto } from './dto/place-order.dto';
+import { UpdateOrderDto } from './dto/update-order.dto';
+import type { OrderFilter } from './orders.repository';
+import { OrderNotFoundError } from './orders.errors';
+import { OrdersService } from './orders.service';
+
+export const orderIdParam = () => idParam(() => new OrderNotFoundError());
+
+/** The partner's orders (spec §4.1–4.3, 4.6). Every query is scoped by the token's company. */
+@ApiTags('orders')
+@ApiBearerAuth()
+@Roles('partner')
+@Controller('api/v2')
+export class OrdersController {
+  constructor(
+    private readonly orders: OrdersService,
+    private readonly formats: ApiFormats,
+  ) {}
+
+  /** Places an order. Every failing field is named in `errors`; nothing is stored unless all pass. */
+  @Post('order')
+  @ApiBody({ type: PlaceOrderDto })
+  @ApiCreatedResponse({
+    type: OrderWriteResponse,
+    example: {
+      message: 'Order created.',
+      orders: [{ order_id: '123', order_ref: 'SK-0000123', order_type: 'REGULAR' }],
+    },
+  })
+  @ApiErrorResponses(400, 401, 403, 413, 429)
+  async place(
+    @CurrentActor() actor: Actor,
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+  ): Promise<OrderWriteResponse> {
+    const order = await this.orders.place(actor, principal.companyId!, body);
+    return { message: 'Order created.', orders: [toOrderSummary(order, 'string')] };
+  }
+
+  /** The company's orders, newest first, 25 at most per page; filters combine with AND. */
+  @Get(['order', 'orders'])
+  @ApiPageResponse(OrderListItemResponse)
+  @ApiErrorResponses(400, 401, 403, 429)
+  async list(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListOrdersQuery,
+    @Req() request: Request,
+  ): Promise<Page<OrderListItemResponse>> {
+    const { offset, limit } = pageWindow(query);
+    const rows = await this.orders.list(principal.companyId!, this.toFilter(query), offset, limit);
+    return this.formats.page(
+      rows.map((row) => toOrderListItem(row, this.formats)),
+      query,
+      request,
+    );
+  }
+
+  /** One order of the company. Another company's order is "not found", exactly like a missing one. */
+  @Get('order/:id')
+  @ApiOkResponse({ type: OrderResponse })
+  @ApiErrorResponses(401, 403, 404, 429)
+  async get(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', orderIdParam()) id: number,
+  ): Promise<OrderResponse> {
+    return toOrderResponse(await this.orders.get(principal.companyId!, id), this.formats);
+  }
+
+  /** Changes an order that has not been sent to logistics (state PLACED or TEST); 409 afterwards. */
+  @Post('order/:id/update')
+  @HttpCode(200)
+  @ApiBody({ type: UpdateOrderDto })
+  @ApiOkResponse({
+    type: OrderWriteResponse,
+    example: {
+      message: 'Order updated.',
+      orders: [{ order_id: 123, order_ref: 'SK-0000123', order_type: 'REGULAR' }],
+    },
+  })
+  @ApiErrorResponses(400, 401, 403, 404, 409, 429)
+  async update(
+    @CurrentActor() actor: Actor,
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', orderIdParam()) id: number,
+    @Body() body: unknown,
+  ): Promise<OrderWriteResponse> {
+    const order = await this.orders.update(actor, principal.companyId!, id, body);
+    return { message: 'Order updated.', orders: [toOrderSummary(order, 'integer')] };
+  }
+
+  private toFilter(query: ListOrdersQuery): OrderFilter {
+    const at = (value: string | undefined) =>
+      value === undefined ? undefined : (this.formats.parseDateTime(value) ?? undefined);
+    return {
+      orderId: query.order_id === undefined ? undefined : Number(query.order_id),
+      createdFrom: at(query.created_from),
+      createdTo: at(query.created_to),
+      trackingNumber: query.tracking_number,
+      delivered: query.delivered,
+      deliveredFrom: at(query.delivered_from),
+      deliveredTo: at(query.delivered_to),
+      orderType: query.order_type,
+      state: query.state,
+      updatedFrom: at(query.updated_from),
+      updatedTo: at(query.updated_to),
+    };
+  }
+}

@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { CompaniesModule } from '../companies/companies.module';
+import { ProductsModule } from '../products/products.module';
+import { OrderValidator } from './order-validator';
+import { OrdersController } from './orders.controller';
+import { OrdersRepository } from './orders.repository';
+import { OrdersService } from './orders.service';
+
+@Module({
+  imports: [AuditModule, CompaniesModule, ProductsModule],
+  controllers: [OrdersController],
+  providers: [OrdersRepository, OrderValidator, OrdersService],
+  exports: [OrdersRepository],
+})
+export class OrdersModule {}

@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { Actor } from '../audit/actor';
+import { AuditService } from '../audit/audit.service';
+import { CompaniesRepository } from '../companies/companies.repository';
+import { fieldError } from '../common/domain-error';
+import { PLACEMENT_FIELDS, type PlacementField } from './dto/place-order.dto';
+import { changedFields, type OrderFieldValues, toFieldValues, toStoredFields } from './order-fields';
+import { isEditable } from './order-state';
+import type { Order } from './order.entity';
+import { OrderNotEditableError, OrderNotFoundError } from './orders.errors';
+import { type OrderChildren, type OrderFilter, OrdersRepository } from './orders.repository';
+import { OrderValidator } from './order-validator';
+
+export interface OrderWithChildren {
+  order: Order;
+  children: OrderChildren;
+}
+
+/** The placement fields a request body carries (unknown fields are ignored, never stored, never an error). */
+function knownFields(body: unknown): Partial<OrderFieldValues> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
+  const given = body as Record<string, unknown>;
+  return Object.fromEntries(
+    PLACEMENT_FIELDS.filter((field) => given[field] !== undefined).map((field) => [field, given[field]]),
+  );
+}
+
+@Injectable()
+export class OrdersService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly orders: OrdersRepository,
+    private readonly companies: CompaniesRepository,
+    private readonly validator: OrderValidator,
+    private readonly audit: AuditService,
+  ) {}
+
+  /** Places an order for the caller's company: PLACED, or TEST when `test` is true. */
+  async place(actor: Actor, companyId: number, body: unknown): Promise<Order> {
+    const fields = knownFields(body);
+    const { values, site } = await this.validator.validate(fields, {
+      companyId,
+      companySite: await this.companySite(companyId),
+    });
+    const stored = toStoredFields(values);
+    return this.dataSource.transaction(async (manager) => {
+      const order = await this.orders.insert(manager, {
+        ...stored,
+        companyId,
+        site,
+        state: stored.test ? 'TEST' : 'PLACED',
+      });
+      await this.audit.record(manager, actor, {
+        action: 'order.placed',
+        targetType: 'order',
+        targetId: order.id,
+        companyId,
+        changedFields: Object.keys(fields),
+      });
+      return order;
+    });
+  }
+
+  /**
+   * Applies any non-empty subset of the placement fields to a PLACED or TEST order; the merged order must
+   * pass every placement rule. The row lock orders it against a concurrent update, cancel or "sent".
+   */
+  async update(actor: Actor, companyId: number, orderId: number, body: unknown): Promise<Order> {
+    const fields = knownFields(body);
+    if (Object.keys(fields).length === 0) {
+      throw fieldError('body', `Give at least one field to change: ${PLACEMENT_FIELDS.join(', ')}.`);
+    }
+    const companySite = await this.companySite(companyId);
+    return this.dataSource.transaction(async (manager) => {
+      const order = await this.orders.lockOfCompany(manager, orderId, companyId);
+      if (!order) throw new OrderNotFoundError();
+      if (!isEditable(order.state)) throw new OrderNotEditableError(order.state, 'updated');
+      const before = toStoredFields(toFieldValues(order));
+      const { values } = await this.validator.validate(
+        { ...toFieldValues(order), ...fields },
+        { companyId, companySite, orderId, manager },
+      );
+      const after = toStoredFields(values);
+      const changed: PlacementField[] = changedFields(before, after);
+      if (changed.length > 0) {
+        await this.orders.update(manager, orderId, { ...after, state: after.test ? 'TEST' : 'PLACED' });
+        await this.audit.record(manager, actor, {
+          action: 'order.updated',
+          targetType: 'order',
+          targetId: orderId,
+          companyId,
+          changedFields: changed,
+        });
+      }
+      return (await this.orders.findOfCompany(orderId, companyId, manager))!;
+    });
+  }
+
+  async get(companyId: number, orderId: number): Promise<OrderWithChildren> {
+    const order = await this.orders.findOfCompany(orderId, companyId);
+    if (!order) throw new OrderNotFoundError();
+    const children = await this.orders.childrenOf([order.id]);
+    return { order, children: children.get(order.id)! };
+  }
+
+  /** A page of the company's orders with their arrays: five statements whatever the page size. */
+  async list(
+    companyId: number,
+    filter: OrderFilter,
+    offset: number,
+    limit: number,
+  ): Promise<OrderWithChildren[]> {
+    const orders = await this.orders.list(companyId, filter, offset, limit);
+    const children = await this.orders.childrenOf(orders.map((order) => order.id));
+    return orders.map((order) => ({ order, children: children.get(order.id)! }));
+  }
+
+  private async companySite(companyId: number): Promise<string> {
+    const company = await this.companies.findById(companyId);
+    if (!company) throw new OrderNotFoundError();
+    return company.site;
+  }
+}

@@ -1,0 +1,49 @@
+import { Body, Controller, Param, Patch, Post } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { Actor } from '../audit/actor';
+import { CurrentActor, Roles } from '../auth/auth.decorators';
+import { idParam } from '../common/id-param.pipe';
+import { ApiErrorResponses } from '../common/openapi.decorators';
+import { CreateProductDto, CreateVariationDto, UpdateProductDto } from './dto/product.dto';
+import { AdminProductResponse, toAdminProductResponse } from './dto/product.response';
+import { ProductNotFoundError } from './products.errors';
+import { ProductsService } from './products.service';
+
+const productId = () => idParam(() => new ProductNotFoundError());
+
+@ApiTags('admin')
+@ApiBearerAuth()
+@Roles('admin')
+@Controller('api/v2/admin/products')
+export class AdminProductsController {
+  constructor(private readonly products: ProductsService) {}
+
+  /** Creates a product, with its variations if it has any. */
+  @Post()
+  @ApiErrorResponses(400, 401, 403, 429)
+  async create(@CurrentActor() actor: Actor, @Body() body: CreateProductDto): Promise<AdminProductResponse> {
+    return toAdminProductResponse(await this.products.create(actor, body));
+  }
+
+  /** Renames a product, or deactivates (or reactivates) it. */
+  @Patch(':id')
+  @ApiErrorResponses(400, 401, 403, 404, 429)
+  async update(
+    @CurrentActor() actor: Actor,
+    @Param('id', productId()) id: number,
+    @Body() body: UpdateProductDto,
+  ): Promise<AdminProductResponse> {
+    return toAdminProductResponse(await this.products.update(actor, id, body));
+  }
+
+  /** Adds a variation to a product. */
+  @Post(':id/variations')
+  @ApiErrorResponses(400, 401, 403, 404, 429)
+  async addVariation(
+    @CurrentActor() actor: Actor,
+    @Param('id', productId()) id: number,
+    @Body() body: CreateVariationDto,
+  ): Promise<AdminProductResponse> {
+    return toAdminProductResponse(await this.products.addVariation(actor, id, body.name));
+  }
+}

@@ -1,0 +1,37 @@
+import { Type } from 'class-transformer';
+import { IsArray, IsBoolean, IsOptional, ValidateNested } from 'class-validator';
+import { RequiredText } from '../../common/required-text.validator';
+import { toBoolean } from '../../common/transforms';
+import { Transform } from 'class-transformer';
+
+export class CreateVariationDto {
+  /** @example "Large" */
+  @RequiredText()
+  name!: string;
+}
+
+export class CreateProductDto {
+  /** @example "POS terminal" */
+  @RequiredText()
+  name!: string;
+
+  /** Its variations, if orders must choose one. @example [{"name": "Black"}, {"name": "White"}] */
+  @IsOptional()
+  @ValidateNested({ each: true })
+  @Type(() => CreateVariationDto)
+  @IsArray({ message: 'The variations must be a list.' })
+  variations?: CreateVariationDto[];
+}
+
+export class UpdateProductDto {
+  /** A new name. */
+  @IsOptional()
+  @RequiredText()
+  name?: string;
+
+  /** false hides the product from partners and refuses new orders for it; existing orders keep it. */
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'The active must be true or false.' })
+  active?: boolean;
+}

@@ -1,0 +1,7 @@
+import { DomainError } from '../common/domain-error';
+
+export class ProductNotFoundError extends DomainError {
+  constructor() {
+    super('PRODUCT_NOT_FOUND', 'Product not found.');
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { AdminProductsController } from './admin-products.controller';
+import { ProductsController } from './products.controller';
+import { ProductsRepository } from './products.repository';
+import { ProductsService } from './products.service';
+
+@Module({
+  imports: [AuditModule],
+  controllers: [ProductsController, AdminProductsController],
+  providers: [ProductsRepository, ProductsService],
+  exports: [ProductsService],
+})
+export class ProductsModule {}

@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager, In } from 'typeorm';
+import { ProductVariation } from './product-variation.entity';
+import { Product } from './product.entity';
+
+@Injectable()
+export class ProductsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  insert(manager: EntityManager, name: string): Promise<Product> {
+    return manager.save(manager.create(Product, { name }));
+  }
+
+  insertVariations(manager: EntityManager, productId: number, names: string[]): Promise<ProductVariation[]> {
+    if (names.length === 0) return Promise.resolve([]);
+    return manager.save(names.map((name) => manager.create(ProductVariation, { productId, name })));
+  }
+
+  findForUpdate(manager: EntityManager, id: number): Promise<Product | null> {
+    return manager.findOne(Product, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  async update(
+    manager: EntityManager,
+    id: number,
+    changes: Partial<Pick<Product, 'name' | 'active'>>,
+  ): Promise<void> {
+    await manager.update(Product, { id }, changes);
+  }
+
+  findById(id: number, manager: EntityManager = this.dataSource.manager): Promise<Product | null> {
+    return manager.findOneBy(Product, { id });
+  }
+
+  /** Active products by id: served by products_active_idx. */
+  listActive(offset: number, limit: number): Promise<Product[]> {
+    return this.dataSource.manager.find(Product, {
+      where: { active: true },
+      order: { id: 'ASC' },
+      skip: offset,
+      take: limit,
+    });
+  }
+
+  /** The variations of several products in one statement. */
+  variationsOf(
+    productIds: number[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<ProductVariation[]> {
+    if (productIds.length === 0) return Promise.resolve([]);
+    return manager.find(ProductVariation, {
+      where: { productId: In(productIds) },
+      order: { productId: 'ASC', id: 'ASC' },
+    });
+  }
+}

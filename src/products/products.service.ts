@@ -1,0 +1,138 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Actor } from '../audit/actor';
+import { AuditService } from '../audit/audit.service';
+import { groupBy } from '../common/group-by';
+import type { ProductVariation } from './product-variation.entity';
+import type { Product } from './product.entity';
+import { ProductNotFoundError } from './products.errors';
+import { ProductsRepository } from './products.repository';
+
+export interface ProductWithVariations {
+  product: Product;
+  variations: ProductVariation[];
+}
+
+export interface NewProduct {
+  name: string;
+  variations?: { name: string }[];
+}
+
+@Injectable()
+export class ProductsService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly products: ProductsRepository,
+    private readonly audit: AuditService,
+  ) {}
+
+  create(actor: Actor, input: NewProduct): Promise<ProductWithVariations> {
+    return this.dataSource.transaction((manager) => this.insert(manager, actor, input));
+  }
+
+  /** Creates every product of the file or none. */
+  import(actor: Actor, inputs: NewProduct[]): Promise<ProductWithVariations[]> {
+    return this.dataSource.transaction(async (manager) => {
+      const created: ProductWithVariations[] = [];
+      for (const input of inputs) created.push(await this.insert(manager, actor, input));
+      return created;
+    });
+  }
+
+  update(
+    actor: Actor,
+    id: number,
+    changes: { name?: string; active?: boolean },
+  ): Promise<ProductWithVariations> {
+    return this.dataSource.transaction(async (manager) => {
+      const product = await this.products.findForUpdate(manager, id);
+      if (!product) throw new ProductNotFoundError();
+      const changed = (Object.keys(changes) as (keyof typeof changes)[]).filter(
+        (field) => changes[field] !== undefined && changes[field] !== product[field],
+      );
+      if (changed.length > 0) {
+        await this.products.update(
+          manager,
+          id,
+          Object.fromEntries(changed.map((field) => [field, changes[field]])),
+        );
+        await this.record(manager, actor, 'product.updated', id, changed);
+      }
+      return this.load(id, manager);
+    });
+  }
+
+  addVariation(actor: Actor, id: number, name: string): Promise<ProductWithVariations> {
+    return this.dataSource.transaction(async (manager) => {
+      if (!(await this.products.findForUpdate(manager, id))) throw new ProductNotFoundError();
+      await this.products.insertVariations(manager, id, [name]);
+      await this.record(manager, actor, 'product.variation_added', id, ['variations']);
+      return this.load(id, manager);
+    });
+  }
+
+  /** A page of active products with their variations: two statements whatever the page size. */
+  async listActive(offset: number, limit: number): Promise<ProductWithVariations[]> {
+    const products = await this.products.listActive(offset, limit);
+    return this.withVariations(products);
+  }
+
+  /** The product an order names, when it exists and is active, with its variations. */
+  async findOrderable(id: number, manager?: EntityManager): Promise<ProductWithVariations | null> {
+    const product = await this.products.findById(id, manager);
+    if (!product?.active) return null;
+    return { product, variations: await this.products.variationsOf([id], manager) };
+  }
+
+  private async insert(
+    manager: EntityManager,
+    actor: Actor,
+    input: NewProduct,
+  ): Promise<ProductWithVariations> {
+    const product = await this.products.insert(manager, input.name);
+    const variations = await this.products.insertVariations(
+      manager,
+      product.id,
+      (input.variations ?? []).map((variation) => variation.name),
+    );
+    await this.record(
+      manager,
+      actor,
+      'product.created',
+      product.id,
+      variations.length > 0 ? ['name', 'variations'] : ['name'],
+    );
+    return { product, variations };
+  }
+
+  private async load(id: number, manager: EntityManager): Promise<ProductWithVariations> {
+    const product = await this.products.findById(id, manager);
+    if (!product) throw new ProductNotFoundError();
+    return { product, variations: await this.products.variationsOf([id], manager) };
+  }
+
+  private async withVariations(products: Product[]): Promise<ProductWithVariations[]> {
+    const variations = groupBy(
+      await this.products.variationsOf(products.map((product) => product.id)),
+      (row) => row.productId,
+    );
+    return products.map((product) => ({ product, variations: variations.get(product.id) ?? [] }));
+  }
+
+  private record(
+    manager: EntityManager,
+    actor: Actor,
+    action: string,
+    productId: number,
+    changedFields: string[],
+  ) {
+    return this.audit.record(manager, actor, {
+      action,
+      targetType: 'product',
+      targetId: productId,
+      companyId: null,
+      changedFields,
+    });
+  }
+}
