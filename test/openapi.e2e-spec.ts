@@ -1,0 +1,110 @@
+import request from 'supertest';
+import { startService, type RunningService } from './harness/service';
+
+type Operation = {
+  requestBody?: unknown;
+  responses: Record<string, unknown>;
+  security?: unknown[];
+  summary?: string;
+  description?: string;
+};
+type Document = {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, { properties?: Record<string, { example?: unknown }> }> };
+};
+
+/** The OpenAPI document is generated from the code; this checks it describes every route a partner or admin can call. */
+describe('the OpenAPI document', () => {
+  let service: RunningService;
+  let document: Document;
+
+  beforeAll(async () => {
+    service = await startService();
+    document = (await request(service.url).get('/api/docs-json').expect(200)).body as Document;
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  const ROUTES: [string, string, number[]][] = [
+    ['post', '/api/v2/order', [201, 400, 401, 403, 429]],
+    ['get', '/api/v2/order', [200, 400, 401, 403, 429]],
+    ['get', '/api/v2/orders', [200, 400, 401, 403, 429]],
+    ['get', '/api/v2/order/{id}', [200, 401, 403, 404, 429]],
+    ['post', '/api/v2/order/{id}/update', [200, 400, 401, 403, 404, 409, 429]],
+    ['post', '/api/v2/order/{id}/comment', [200, 400, 401, 403, 404, 429]],
+    ['get', '/api/v2/product', [200, 400, 401, 403, 429]],
+    ['post', '/api/v2/admin/companies', [201, 400, 401, 403, 429]],
+    ['get', '/api/v2/admin/companies', [200, 400, 401, 403, 429]],
+    ['post', '/api/v2/admin/tokens', [201, 400, 401, 403, 429]],
+    ['get', '/api/v2/admin/tokens', [200, 400, 401, 403, 429]],
+    ['delete', '/api/v2/admin/tokens/{id}', [200, 401, 403, 404, 429]],
+    ['get', '/api/v2/admin/audit-events', [200, 400, 401, 403, 429]],
+    ['post', '/api/v2/admin/products', [201, 400, 401, 403, 429]],
+    ['patch', '/api/v2/admin/products/{id}', [200, 400, 401, 403, 404, 429]],
+    ['post', '/api/v2/admin/products/{id}/variations', [201, 400, 401, 403, 404, 429]],
+  ];
+
+  it.each(ROUTES)(
+    'describes %s %s with its responses, bearer auth, 500 and 503',
+    (method, path, statuses) => {
+      const operation = document.paths[path]?.[method];
+      expect(operation).toBeDefined();
+      expect(Object.keys(operation!.responses)).toEqual(
+        expect.arrayContaining([...statuses, 500, 503].map(String)),
+      );
+      expect(operation!.security).toEqual([{ bearer: [] }]);
+      expect(operation!.summary ?? operation!.description).toBeTruthy();
+    },
+  );
+
+  it.each([
+    ['post', '/api/v2/order', 'PlaceOrderDto'],
+    ['post', '/api/v2/order/{id}/update', 'UpdateOrderDto'],
+    ['post', '/api/v2/order/{id}/comment', 'CommentDto'],
+    ['post', '/api/v2/admin/tokens', 'CreateTokenDto'],
+  ])('documents the body of %s %s as %s, with examples', (method, path, schema) => {
+    expect(JSON.stringify(document.paths[path]![method]!.requestBody)).toContain(
+      `#/components/schemas/${schema}`,
+    );
+    const properties = document.components.schemas[schema]?.properties ?? {};
+    expect(Object.keys(properties).length).toBeGreaterThan(0);
+    if (schema !== 'UpdateOrderDto')
+      expect(Object.values(properties).some((property) => property.example !== undefined)).toBe(true);
+  });
+
+  it('lists every placement field of the specification, corrected_order_ID spelled as in the spec', () => {
+    const fields = Object.keys(document.components.schemas.PlaceOrderDto!.properties!);
+    expect(fields).toEqual(
+      expect.arrayContaining([
+        'first_name',
+        'email',
+        'product_variation_id',
+        'original_order_id',
+        'corrected_order_ID',
+        'dinein',
+        'details',
+        'country',
+      ]),
+    );
+  });
+
+  it('documents both names of the comments array: comments for one order, partner_comments in lists', () => {
+    expect(Object.keys(document.components.schemas.OrderResponse!.properties!)).toContain('comments');
+    expect(Object.keys(document.components.schemas.OrderListItemResponse!.properties!)).toContain(
+      'partner_comments',
+    );
+  });
+
+  it('describes no route the service does not have, and every route it has', () => {
+    const documented = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method} ${path}`),
+    );
+    const known = ROUTES.map(([method, path]) => `${method} ${path}`).concat([
+      'get /health/live',
+      'get /health/ready',
+    ]);
+    expect(documented.sort()).toEqual(known.sort());
+  });
+});

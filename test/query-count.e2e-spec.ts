@@ -1,0 +1,115 @@
+import request from 'supertest';
+import { issueAdminToken } from './harness/cli';
+import { type LogLine, startService, type RunningService } from './harness/service';
+
+/**
+ * A list page and a single order cost a fixed number of SQL statements whatever their size: the orders, then
+ * one statement each for trackings, detailed statuses, delivery errors and comments. Each request's log line
+ * carries its statement count (`dbQueries`).
+ */
+describe('SQL statements per read', () => {
+  let service: RunningService;
+  let partner: string;
+  let firstOrderId: number;
+
+  const get = async (path: string, requestId: string): Promise<LogLine> => {
+    await request(service.url)
+      .get(path)
+      .set('Authorization', `Bearer ${partner}`)
+      .set('X-Request-Id', requestId)
+      .expect(200);
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      const line = service.logs().find((entry) => entry.requestId === requestId);
+      if (line) return line;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`no log line for ${requestId}`);
+  };
+
+  beforeAll(async () => {
+    service = await startService({
+      env: { RATE_LIMIT_PER_MINUTE: '100000', ADMIN_RATE_LIMIT_PER_MINUTE: '100000' },
+    });
+    const admin = `Bearer ${await issueAdminToken(service.databaseUrl!)}`;
+    const company = await request(service.url)
+      .post('/api/v2/admin/companies')
+      .set('Authorization', admin)
+      .send({ name: 'Counted', site: 'HU' });
+    const token = await request(service.url)
+      .post('/api/v2/admin/tokens')
+      .set('Authorization', admin)
+      .send({ role: 'partner', user_name: 'counter', company_id: company.body.id });
+    partner = token.body.token;
+    const product = await request(service.url)
+      .post('/api/v2/admin/products')
+      .set('Authorization', admin)
+      .send({ name: 'Terminal' });
+    const order = {
+      first_name: 'A',
+      last_name: 'B',
+      consignee: 'C',
+      email: 'a@example.com',
+      phone: '1',
+      zip: '1',
+      city: 'X',
+      street: 'Y',
+      house_number: '1',
+      product_id: product.body.id,
+      login: 'l',
+      password: 'p',
+      order_type: 'REGULAR',
+      merchant_id: 'M',
+    };
+    for (let index = 0; index < 30; index += 1) {
+      await request(service.url)
+        .post('/api/v2/order')
+        .set('Authorization', `Bearer ${partner}`)
+        .send(order)
+        .expect(201);
+    }
+    const { rows } = await service.db.query<{ id: number }>('SELECT id FROM orders ORDER BY id');
+    firstOrderId = rows[0]!.id;
+    for (const { id } of rows) {
+      for (let n = 0; n < 3; n += 1) {
+        await service.db.query(
+          `INSERT INTO trackings (order_id, company_id, tracking_number, status, delivery_date) VALUES ($1, $2, $3, 'ok', now())`,
+          [id, company.body.id, `T-${id}-${n}`],
+        );
+        await service.db.query(
+          `INSERT INTO detailed_statuses (order_id, status, status_date) VALUES ($1, 'moving', now() - $2 * interval '1 hour')`,
+          [id, n],
+        );
+        await service.db.query(
+          `INSERT INTO delivery_errors (order_id, status, date, resolution) VALUES ($1, 'late', now(), 'Information')`,
+          [id],
+        );
+        await service.db.query(
+          `INSERT INTO order_comments (order_id, user_name, partner_comment) VALUES ($1, $2, 'hi')`,
+          [id, `user-${n}`],
+        );
+      }
+    }
+    await get('/api/v2/order?per_page=1', 'warm-up');
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('costs the same for a page of 25 orders with all their arrays as for a page of 1', async () => {
+    const one = await get('/api/v2/order?per_page=1', 'page-of-1');
+    const full = await get('/api/v2/order?per_page=25', 'page-of-25');
+    expect(full.dbQueries).toBe(one.dbQueries);
+    expect(full.dbQueries).toBe(5);
+  });
+
+  it('costs the same with filters on trackings', async () => {
+    const filtered = await get('/api/v2/order?delivered=true&delivered_from=2020-01-01', 'filtered');
+    expect(filtered.dbQueries).toBe(5);
+  });
+
+  it('costs five statements for a single order with many trackings, statuses, errors and comments', async () => {
+    const single = await get(`/api/v2/order/${firstOrderId}`, 'single');
+    expect(single.dbQueries).toBe(5);
+  });
+});
