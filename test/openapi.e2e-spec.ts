@@ -51,11 +51,11 @@ describe('the OpenAPI document', () => {
     (method, path, statuses) => {
       const operation = document.paths[path]?.[method];
       expect(operation).toBeDefined();
-      expect(Object.keys(operation!.responses)).toEqual(
+      expect(Object.keys(operation.responses)).toEqual(
         expect.arrayContaining([...statuses, 500, 503].map(String)),
       );
-      expect(operation!.security).toEqual([{ bearer: [] }]);
-      expect(operation!.summary ?? operation!.description).toBeTruthy();
+      expect(operation.security).toEqual([{ bearer: [] }]);
+      expect(operation.summary ?? operation.description).toBeTruthy();
     },
   );
 
@@ -65,7 +65,7 @@ describe('the OpenAPI document', () => {
     ['post', '/api/v2/order/{id}/comment', 'CommentDto'],
     ['post', '/api/v2/admin/tokens', 'CreateTokenDto'],
   ])('documents the body of %s %s as %s, with examples', (method, path, schema) => {
-    expect(JSON.stringify(document.paths[path]![method]!.requestBody)).toContain(
+    expect(JSON.stringify(document.paths[path][method].requestBody)).toContain(
       `#/components/schemas/${schema}`,
     );
     const properties = document.components.schemas[schema]?.properties ?? {};
@@ -75,7 +75,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('lists every placement field of the specification, corrected_order_ID spelled as in the spec', () => {
-    const fields = Object.keys(document.components.schemas.PlaceOrderDto!.properties!);
+    const fields = Object.keys(document.components.schemas.PlaceOrderDto.properties!);
     expect(fields).toEqual(
       expect.arrayContaining([
         'first_name',
@@ -91,8 +91,8 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents both names of the comments array: comments for one order, partner_comments in lists', () => {
-    expect(Object.keys(document.components.schemas.OrderResponse!.properties!)).toContain('comments');
-    expect(Object.keys(document.components.schemas.OrderListItemResponse!.properties!)).toContain(
+    expect(Object.keys(document.components.schemas.OrderResponse.properties!)).toContain('comments');
+    expect(Object.keys(document.components.schemas.OrderListItemResponse.properties!)).toContain(
       'partner_comments',
     );
   });

@@ -68,7 +68,7 @@ describe('SQL statements per read', () => {
         .expect(201);
     }
     const { rows } = await service.db.query<{ id: number }>('SELECT id FROM orders ORDER BY id');
-    firstOrderId = rows[0]!.id;
+    firstOrderId = rows[0].id;
     for (const { id } of rows) {
       for (let n = 0; n < 3; n += 1) {
         await service.db.query(
