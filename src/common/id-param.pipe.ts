@@ -1,6 +1,5 @@
 import type { PipeTransform } from '@nestjs/common';
-
-const MAX_ID = 2_147_483_647;
+import { MAX_DB_INTEGER } from './db-integer.validator';
 
 /**
  * A path id: digits that fit a PostgreSQL integer. Anything else names nothing, so it gets the same
@@ -10,7 +9,7 @@ export function idParam(notFound: () => Error): PipeTransform<string, number> {
   return {
     transform(value: string): number {
       const id = /^\d{1,10}$/.test(value) ? Number(value) : 0;
-      if (id < 1 || id > MAX_ID) throw notFound();
+      if (id < 1 || id > MAX_DB_INTEGER) throw notFound();
       return id;
     },
   };

@@ -5,6 +5,7 @@ import type { Actor } from '../audit/actor';
 import { CurrentActor, CurrentPrincipal, Roles } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ApiFormats } from '../common/api-formats';
+import { MAX_DB_INTEGER } from '../common/db-integer.validator';
 import { idParam } from '../common/id-param.pipe';
 import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
 import { type Page, pageWindow } from '../common/pagination';
@@ -111,7 +112,13 @@ export class OrdersController {
     const at = (value: string | undefined) =>
       value === undefined ? undefined : (this.formats.parseDateTime(value) ?? undefined);
     return {
-      orderId: query.order_id === undefined ? undefined : Number(query.order_id),
+      // An id beyond the integer range names no order: 0 matches nothing (ids start at 1).
+      orderId:
+        query.order_id === undefined
+          ? undefined
+          : Number(query.order_id) > MAX_DB_INTEGER
+            ? 0
+            : Number(query.order_id),
       createdFrom: at(query.created_from),
       createdTo: at(query.created_to),
       trackingNumber: query.tracking_number,

@@ -7,8 +7,8 @@ import { ORDER_STATES, ORDER_TYPES, type OrderState, type OrderType } from '../o
 
 /** Spec §4.2 filters and the contract's sync filters; all optional, all combined with AND. */
 export class ListOrdersQuery extends PageQuery {
-  /** The market-specific order id. @example "123" */
-  @Matches(/^\d{1,9}$/, { message: 'The order id must be a number.' })
+  /** The market-specific order id (digits). @example "123" */
+  @Matches(/^\d{1,20}$/, { message: 'The order id must be a number.' })
   @IsString({ message: 'The order id must be a number.' })
   @IsOptional()
   order_id?: string;

@@ -4,14 +4,13 @@ import {
   IsDefined,
   IsEmail,
   IsIn,
-  IsInt,
   IsOptional,
-  Min,
   Validate,
   ValidatorConstraint,
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { isISO31661Alpha2 } from 'class-validator';
+import { DbInteger } from '../../common/db-integer.validator';
 import { OptionalText } from '../../common/optional-text.validator';
 import { fieldLabel, RequiredText } from '../../common/required-text.validator';
 import { toBoolean, toInteger } from '../../common/transforms';
@@ -36,8 +35,6 @@ const toOrderId = ({ value }: { value: unknown }): unknown => {
 
 const booleanMessage = ({ property }: { property: string }) =>
   `The ${fieldLabel(property)} field must be true or false.`;
-const integerMessage = ({ property }: { property: string }) =>
-  `The ${fieldLabel(property)} must be an integer.`;
 
 /**
  * An order as a partner places it (spec §2.1). Types and lengths are checked here; the rules that need the
@@ -104,15 +101,13 @@ export class PlaceOrderDto {
   country?: string | null;
 
   /** An active product (GET /api/v2/product). An integer; a string of digits is read as one. @example 2 */
-  @Min(1, { message: 'The selected product id is invalid.' })
-  @IsInt({ message: integerMessage })
+  @DbInteger('The selected product id is invalid.')
   @Transform(toInteger)
   @IsDefined({ message: 'The product id field is required.' })
   product_id!: number;
 
   /** Required when the product has variations, and then one of them; absent or null otherwise. @example 4 */
-  @Min(1, { message: 'The selected product variation id is not a variation of the product.' })
-  @IsInt({ message: integerMessage })
+  @DbInteger('The selected product variation id is not a variation of the product.')
   @Transform(toInteger)
   @IsOptional()
   product_variation_id?: number | null;
@@ -135,8 +130,7 @@ export class PlaceOrderDto {
    * follows a REGULAR or EXCHANGE order, a RETURN any order but a RETURN. Absent, null or "" for REGULAR.
    * @example "123"
    */
-  @Min(1, { message: 'The selected original order id is invalid.' })
-  @IsInt({ message: 'The original order id must be an order id.' })
+  @DbInteger('The selected original order id is invalid.')
   @Transform(toOrderId)
   @IsOptional()
   original_order_id?: number | null;
@@ -160,7 +154,7 @@ export class PlaceOrderDto {
   merchant_id!: string;
 
   /** User id in the order management system. @example 17 */
-  @IsInt({ message: integerMessage })
+  @DbInteger('The oms user id must be between 0 and 2147483647.', 0)
   @Transform(toInteger)
   @IsOptional()
   oms_user_id?: number | null;

@@ -1,8 +1,9 @@
 import { Transform } from 'class-transformer';
-import { IsDefined, IsIn, IsInt, IsOptional, Min } from 'class-validator';
+import { IsDefined, IsIn, IsOptional } from 'class-validator';
 import { RequiredText } from '../../common/required-text.validator';
 import { IsApiDateTime } from '../../common/api-datetime.validator';
 import { ROLES, type Role } from '../../auth/principal';
+import { DbInteger } from '../../common/db-integer.validator';
 import { toInteger } from '../../common/transforms';
 
 export class CreateTokenDto {
@@ -21,8 +22,7 @@ export class CreateTokenDto {
   /** The company of a partner token; must be left out for admin and logistics tokens. */
   @IsOptional()
   @Transform(toInteger)
-  @Min(1, { message: 'The company id must be an integer.' })
-  @IsInt({ message: 'The company id must be an integer.' })
+  @DbInteger('No company has this id.')
   company_id?: number | null;
 
   /**
