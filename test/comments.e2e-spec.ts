@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
+import { Fixtures, orderBody, type Partner, unique } from './harness/factories';
 import { startService, type RunningService } from './harness/service';
 
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
@@ -7,17 +8,7 @@ const NOT_FOUND = { success: false, message: 'Order not found.' };
 const OK = { success: true };
 const invalid = (message: string) => ({ message: 'Validation failed', errors: { partner_comment: message } });
 
-let counter = 0;
-const next = (): number => (counter += 1);
-const unique = (label: string): string => `${label}-${process.pid}-${next()}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-interface Partner {
-  companyId: number;
-  token: string;
-  tokenId: number;
-  userName: string;
-}
 
 interface CommentRow {
   id: number;
@@ -39,51 +30,11 @@ describe('comments: a partner comments on an order', () => {
   const api = () => request(service.url);
   const bearer = (token: string) => `Bearer ${token}`;
 
-  async function createCompany(): Promise<number> {
-    const company = await api()
-      .post('/api/v2/admin/companies')
-      .set('Authorization', bearer(admin))
-      .send({ name: unique('Bistro'), site: 'SK' });
-    expect(company.status).toBe(201);
-    return company.body.id as number;
-  }
-
-  async function issuePartner(companyId: number): Promise<Partner> {
-    const userName = unique('partner');
-    const token = await api()
-      .post('/api/v2/admin/tokens')
-      .set('Authorization', bearer(admin))
-      .send({ role: 'partner', user_name: userName, company_id: companyId });
-    expect(token.status).toBe(201);
-    return { companyId, token: token.body.token, tokenId: token.body.id, userName };
-  }
-
-  function validOrder(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-    const n = next();
-    return {
-      first_name: `Eva${n}`,
-      last_name: `Kral${n}`,
-      consignee: `Consignee ${n}`,
-      email: `eva.${process.pid}.${n}@example.com`,
-      phone: `+42190${n}`,
-      zip: '81101',
-      city: `City ${n}`,
-      street: `Street ${n}`,
-      house_number: `${n}`,
-      product_id: productId,
-      login: `device-${n}`,
-      password: `pw-SECRET-${process.pid}-${n}`,
-      order_type: 'REGULAR',
-      merchant_id: `M-${n}`,
-      ...overrides,
-    };
-  }
-
   async function placeOrder(partner: Partner): Promise<number> {
     const response = await api()
       .post('/api/v2/order')
       .set('Authorization', bearer(partner.token))
-      .send(validOrder());
+      .send(orderBody(productId));
     expect(response.status).toBe(201);
     return Number(response.body.orders[0].order_id);
   }
@@ -120,16 +71,11 @@ describe('comments: a partner comments on an order', () => {
       env: { RATE_LIMIT_PER_MINUTE: '100000', ADMIN_RATE_LIMIT_PER_MINUTE: '100000' },
     });
     admin = await issueAdminToken(service.databaseUrl!);
-    const company = await createCompany();
-    alice = await issuePartner(company);
-    bob = await issuePartner(company);
-    stranger = await issuePartner(await createCompany());
-    const product = await api()
-      .post('/api/v2/admin/products')
-      .set('Authorization', bearer(admin))
-      .send({ name: unique('Terminal'), variations: [] });
-    expect(product.status).toBe(201);
-    productId = product.body.id as number;
+    const fixtures = new Fixtures(service.url, admin);
+    alice = await fixtures.partner();
+    bob = await fixtures.partnerOf(alice.companyId);
+    stranger = await fixtures.partner();
+    productId = (await fixtures.product()).id;
   });
 
   afterAll(async () => {

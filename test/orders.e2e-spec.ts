@@ -1,5 +1,13 @@
 import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
+import {
+  type Body,
+  Fixtures,
+  orderBody,
+  type Partner,
+  type ProductView as Product,
+  unique,
+} from './harness/factories';
 import { startService, type RunningService } from './harness/service';
 
 /** An API datetime: minutes, no seconds, no zone, UTC. */
@@ -12,9 +20,6 @@ const PRODUCT_INVALID = 'The selected product id is invalid.';
 const ORIGINAL_INVALID = 'The selected original order id is invalid.';
 const VARIATION_REQUIRED = 'The product variation id field is required when the product has variations.';
 
-let counter = 0;
-const next = (): number => (counter += 1);
-const unique = (label: string): string => `${label}-${process.pid}-${next()}`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The API's rendering of a stored timestamp. */
 const minutes = (date: Date): string => date.toISOString().slice(0, 16);
@@ -22,26 +27,10 @@ const refOf = (site: string, id: number | string): string => `${site}-${String(i
 const badRequest = (errors: Record<string, unknown>) => ({ message: 'Bad request.', errors });
 const oneMessage = [expect.any(String)];
 
-interface Partner {
-  companyId: number;
-  site: string;
-  token: string;
-  tokenId: number;
-  userName: string;
-}
-
-interface Product {
-  id: number;
-  name: string;
-  active: boolean;
-  variations: { id: number; name: string }[];
-}
-
-type Body = Record<string, unknown>;
-
 describe('orders: placing, reading, listing and updating', () => {
   let service: RunningService;
   let admin: string;
+  let fixtures: Fixtures;
   let sk: Partner;
   let skColleague: Partner;
   let hu: Partner;
@@ -53,55 +42,7 @@ describe('orders: placing, reading, listing and updating', () => {
   const api = () => request(service.url);
   const bearer = (token: string) => `Bearer ${token}`;
 
-  async function createPartner(site: string): Promise<Partner> {
-    const company = await api()
-      .post('/api/v2/admin/companies')
-      .set('Authorization', bearer(admin))
-      .send({ name: unique('Bistro'), site });
-    expect(company.status).toBe(201);
-    return issuePartner(company.body.id as number, site);
-  }
-
-  async function issuePartner(companyId: number, site: string): Promise<Partner> {
-    const userName = unique('partner');
-    const token = await api()
-      .post('/api/v2/admin/tokens')
-      .set('Authorization', bearer(admin))
-      .send({ role: 'partner', user_name: userName, company_id: companyId });
-    expect(token.status).toBe(201);
-    return { companyId, site, token: token.body.token, tokenId: token.body.id, userName };
-  }
-
-  async function createProduct(variations: string[]): Promise<Product> {
-    const response = await api()
-      .post('/api/v2/admin/products')
-      .set('Authorization', bearer(admin))
-      .send({ name: unique('Terminal'), variations: variations.map((name) => ({ name })) });
-    expect(response.status).toBe(201);
-    return response.body as Product;
-  }
-
-  /** A valid placement body: every value unique, the device password recognisable in logs. */
-  function validOrder(overrides: Body = {}): Body {
-    const n = next();
-    return {
-      first_name: `Anna${n}`,
-      last_name: `Novak${n}`,
-      consignee: `Bistro Consignee ${n}`,
-      email: `anna.${process.pid}.${n}@example.com`,
-      phone: `+421900${String(n).padStart(6, '0')}`,
-      zip: `8${String(n).padStart(4, '0')}`,
-      city: `Bratislava ${n}`,
-      street: `Hlavna ${n}`,
-      house_number: `${n}A`,
-      product_id: plain.id,
-      login: `device-${n}`,
-      password: `pw-SECRET-${process.pid}-${n}-zq`,
-      order_type: 'REGULAR',
-      merchant_id: `M-${n}`,
-      ...overrides,
-    };
-  }
+  const validOrder = (overrides: Body = {}): Body => orderBody(plain.id, overrides);
 
   const place = (partner: Partner, body: Body) =>
     api().post('/api/v2/order').set('Authorization', bearer(partner.token)).send(body);
@@ -147,13 +88,14 @@ describe('orders: placing, reading, listing and updating', () => {
       env: { RATE_LIMIT_PER_MINUTE: '100000', ADMIN_RATE_LIMIT_PER_MINUTE: '100000' },
     });
     admin = await issueAdminToken(service.databaseUrl!);
-    sk = await createPartner('SK');
-    skColleague = await issuePartner(sk.companyId, 'SK');
-    hu = await createPartner('HU');
-    other = await createPartner('SK');
-    plain = await createProduct([]);
-    withVariations = await createProduct(['Black', 'White']);
-    otherWithVariations = await createProduct(['Red']);
+    fixtures = new Fixtures(service.url, admin);
+    sk = await fixtures.partner('SK');
+    skColleague = await fixtures.partnerOf(sk.companyId, 'SK');
+    hu = await fixtures.partner('HU');
+    other = await fixtures.partner('SK');
+    plain = await fixtures.product([]);
+    withVariations = await fixtures.product(['Black', 'White']);
+    otherWithVariations = await fixtures.product(['Red']);
   });
 
   afterAll(async () => {
@@ -485,7 +427,7 @@ describe('orders: placing, reading, listing and updating', () => {
     });
 
     it('refuses a deactivated product', async () => {
-      const product = await createProduct([]);
+      const product = await fixtures.product([]);
       await placeOk(sk, { product_id: product.id });
       await api()
         .patch(`/api/v2/admin/products/${product.id}`)
@@ -804,8 +746,8 @@ describe('orders: placing, reading, listing and updating', () => {
     };
 
     beforeAll(async () => {
-      lister = await createPartner('CZ');
-      stranger = await createPartner('CZ');
+      lister = await fixtures.partner('CZ');
+      stranger = await fixtures.partner('CZ');
       // ids[0] oldest ... ids[4] newest; ids[3] and ids[4] share created_at (then id desc).
       const created = [
         '2024-01-10T08:00:00Z',

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
+import { Fixtures, orderBody } from './harness/factories';
 import { type LogLine, startService, type RunningService } from './harness/service';
 
 /**
@@ -30,41 +31,15 @@ describe('SQL statements per read', () => {
     service = await startService({
       env: { RATE_LIMIT_PER_MINUTE: '100000', ADMIN_RATE_LIMIT_PER_MINUTE: '100000' },
     });
-    const admin = `Bearer ${await issueAdminToken(service.databaseUrl!)}`;
-    const company = await request(service.url)
-      .post('/api/v2/admin/companies')
-      .set('Authorization', admin)
-      .send({ name: 'Counted', site: 'HU' });
-    const token = await request(service.url)
-      .post('/api/v2/admin/tokens')
-      .set('Authorization', admin)
-      .send({ role: 'partner', user_name: 'counter', company_id: company.body.id });
-    partner = token.body.token;
-    const product = await request(service.url)
-      .post('/api/v2/admin/products')
-      .set('Authorization', admin)
-      .send({ name: 'Terminal' });
-    const order = {
-      first_name: 'A',
-      last_name: 'B',
-      consignee: 'C',
-      email: 'a@example.com',
-      phone: '1',
-      zip: '1',
-      city: 'X',
-      street: 'Y',
-      house_number: '1',
-      product_id: product.body.id,
-      login: 'l',
-      password: 'p',
-      order_type: 'REGULAR',
-      merchant_id: 'M',
-    };
+    const fixtures = new Fixtures(service.url, await issueAdminToken(service.databaseUrl!));
+    const counted = await fixtures.partner('HU');
+    partner = counted.token;
+    const product = await fixtures.product();
     for (let index = 0; index < 30; index += 1) {
       await request(service.url)
         .post('/api/v2/order')
         .set('Authorization', `Bearer ${partner}`)
-        .send(order)
+        .send(orderBody(product.id))
         .expect(201);
     }
     const { rows } = await service.db.query<{ id: number }>('SELECT id FROM orders ORDER BY id');
@@ -73,7 +48,7 @@ describe('SQL statements per read', () => {
       for (let n = 0; n < 3; n += 1) {
         await service.db.query(
           `INSERT INTO trackings (order_id, company_id, tracking_number, status, delivery_date) VALUES ($1, $2, $3, 'ok', now())`,
-          [id, company.body.id, `T-${id}-${n}`],
+          [id, counted.companyId, `T-${id}-${n}`],
         );
         await service.db.query(
           `INSERT INTO detailed_statuses (order_id, status, status_date) VALUES ($1, 'moving', now() - $2 * interval '1 hour')`,
