@@ -39,8 +39,10 @@ export function errorResponseFor(
     case 'PRODUCT_NOT_FOUND':
     case 'ORDER_NOT_FOUND':
       return { status: 404, body: { message } };
-    case 'ORDER_NOT_EDITABLE':
+    case 'ORDER_CONFLICT':
       return { status: 409, body: { message } };
+    case 'ORDER_CHANGED':
+      return { status: 412, body: { message } };
     case 'COMMENT_VALIDATION_FAILED': {
       // Spec §4.5's own shape: each field maps to one string, not an array.
       const errors = Object.fromEntries(

@@ -47,6 +47,10 @@ const ERRORS: Record<number, { description: string; example: object; schema?: Ty
     example: { message: 'Not found.' },
   },
   409: { description: 'The object is not in a state that allows this.', example: { message: 'Conflict.' } },
+  412: {
+    description: 'If-Match named a version the order no longer has: read it again.',
+    example: { message: 'The order has changed since you read it (it is now at version 4): read it again.' },
+  },
   413: {
     description: 'The body is over 1 MiB.',
     example: { message: 'Request body too large: the limit is 1 MiB.' },

@@ -18,6 +18,7 @@ const quoted = (values: readonly string[]) => values.map((value) => `'${value}'`
 @Index('orders_company_state_created_idx', ['companyId', 'state', 'createdAt', 'id'])
 @Index('orders_company_updated_idx', ['companyId', 'updatedAt', 'id'])
 @Index('orders_original_order_id_idx', ['originalOrderId'])
+@Index('orders_state_created_idx', ['state', 'createdAt', 'id'])
 export class Order {
   @PrimaryGeneratedColumn({ primaryKeyConstraintName: 'orders_pkey' })
   id!: number;
@@ -146,4 +147,8 @@ export class Order {
   /** Moves with every change to the order or to its trackings, statuses, errors and comments. */
   @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
   updatedAt!: Date;
+
+  /** Counts those changes: the order's ETag, which If-Match compares on writes (optimistic concurrency). */
+  @Column({ type: 'integer', default: 1 })
+  version!: number;
 }

@@ -1,12 +1,20 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import type { Actor } from '../audit/actor';
 import { CurrentActor, CurrentPrincipal, Roles } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ApiFormats } from '../common/api-formats';
 import { MAX_DB_INTEGER } from '../common/db-integer.validator';
 import { idParam } from '../common/id-param.pipe';
+import { etagOf, versionFromIfMatch } from '../common/if-match';
 import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
 import { type Page, pageWindow } from '../common/pagination';
 import { ListOrdersQuery } from './dto/list-orders.query';
@@ -25,6 +33,14 @@ import { OrderNotFoundError } from './orders.errors';
 import { OrdersService } from './orders.service';
 
 export const orderIdParam = () => idParam(() => new OrderNotFoundError());
+
+/** Optional optimistic concurrency on writes: the ETag the caller read. */
+export const IF_MATCH = {
+  name: 'If-Match',
+  required: false,
+  description:
+    'The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412.',
+};
 
 /** The partner's orders (spec §4.1–4.3, 4.6). Every query is scoped by the token's company. */
 @ApiTags('orders')
@@ -75,15 +91,24 @@ export class OrdersController {
     );
   }
 
-  /** One order of the company. Another company's order is "not found", exactly like a missing one. */
+  /**
+   * One order of the company. Another company's order is "not found", exactly like a missing one. The ETag
+   * header is the order's version: send it back as If-Match on update or cancel to change only what you read.
+   */
   @Get('order/:id')
-  @ApiOkResponse({ type: OrderResponse })
+  @ApiOkResponse({
+    type: OrderResponse,
+    headers: { ETag: { description: 'The order version, e.g. "3".', schema: { type: 'string' } } },
+  })
   @ApiErrorResponses(401, 403, 404, 429)
   async get(
     @CurrentPrincipal() principal: Principal,
     @Param('id', orderIdParam()) id: number,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<OrderResponse> {
-    return toOrderResponse(await this.orders.get(principal.companyId!, id), this.formats);
+    const entry = await this.orders.get(principal.companyId!, id);
+    response.setHeader('ETag', etagOf(entry.order.version));
+    return toOrderResponse(entry, this.formats);
   }
 
   /** Changes an order that has not been sent to logistics (state PLACED or TEST); 409 afterwards. */
@@ -97,15 +122,45 @@ export class OrdersController {
       orders: [{ order_id: 123, order_ref: 'SK-0000123', order_type: 'REGULAR' }],
     },
   })
-  @ApiErrorResponses(400, 401, 403, 404, 409, 429)
+  @ApiHeader(IF_MATCH)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 429)
   async update(
     @CurrentActor() actor: Actor,
     @CurrentPrincipal() principal: Principal,
     @Param('id', orderIdParam()) id: number,
     @Body() body: unknown,
+    @Headers('if-match') ifMatch?: string,
   ): Promise<OrderWriteResponse> {
-    const order = await this.orders.update(actor, principal.companyId!, id, body);
+    const order = await this.orders.update(
+      actor,
+      principal.companyId!,
+      id,
+      body,
+      versionFromIfMatch(ifMatch),
+    );
     return { message: 'Order updated.', orders: [toOrderSummary(order, 'integer')] };
+  }
+
+  /** Cancels an order that has not been sent to logistics (state PLACED or TEST); 409 afterwards. */
+  @Post('order/:id/cancel')
+  @HttpCode(200)
+  @ApiOkResponse({
+    type: OrderWriteResponse,
+    example: {
+      message: 'Order cancelled.',
+      orders: [{ order_id: 123, order_ref: 'SK-0000123', order_type: 'REGULAR' }],
+    },
+  })
+  @ApiHeader(IF_MATCH)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 429)
+  async cancel(
+    @CurrentActor() actor: Actor,
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', orderIdParam()) id: number,
+    @Headers('if-match') ifMatch?: string,
+  ): Promise<OrderWriteResponse> {
+    const order = await this.orders.cancel(actor, principal.companyId!, id, versionFromIfMatch(ifMatch));
+    return { message: 'Order cancelled.', orders: [toOrderSummary(order, 'integer')] };
   }
 
   private toFilter(query: ListOrdersQuery): OrderFilter {

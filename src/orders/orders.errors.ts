@@ -7,10 +7,27 @@ export class OrderNotFoundError extends DomainError {
   }
 }
 
-/** CONTRACT §4.6: only PLACED and TEST orders can be updated. */
+/** CONTRACT §4.6–4.7: a partner may update or cancel only PLACED and TEST orders. */
 export class OrderNotEditableError extends DomainError {
   constructor(state: OrderState, action: 'updated' | 'cancelled') {
     const reason = state === 'CANCELLED' ? 'it has been cancelled' : 'it has been sent to logistics';
-    super('ORDER_NOT_EDITABLE', `Order can no longer be ${action}: ${reason}.`);
+    super('ORDER_CONFLICT', `Order can no longer be ${action}: ${reason}.`);
+  }
+}
+
+/** A fact the order's state does not allow (CONTRACT §3), e.g. a Cancel after delivery. */
+export class OrderStateConflictError extends DomainError {
+  constructor(message: string) {
+    super('ORDER_CONFLICT', message);
+  }
+}
+
+/** If-Match named a version the order no longer has: someone changed it since the caller read it. */
+export class OrderChangedError extends DomainError {
+  constructor(current: number) {
+    super(
+      'ORDER_CHANGED',
+      `The order has changed since you read it (it is now at version ${current}): read it again.`,
+    );
   }
 }

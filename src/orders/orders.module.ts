@@ -11,6 +11,6 @@ import { OrdersService } from './orders.service';
   imports: [AuditModule, CompaniesModule, ProductsModule],
   controllers: [OrdersController],
   providers: [OrdersRepository, OrderValidator, OrdersService],
-  exports: [OrdersRepository],
+  exports: [OrdersRepository, OrdersService],
 })
 export class OrdersModule {}

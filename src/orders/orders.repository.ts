@@ -51,13 +51,36 @@ export class OrdersRepository {
     return manager.findOne(Order, { where: { id, companyId }, lock: { mode: 'pessimistic_write' } });
   }
 
+  /** Logistics works across companies: the order by id alone, locked until the transaction ends. */
+  lockById(manager: EntityManager, id: number): Promise<Order | null> {
+    return manager.findOne(Order, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  findById(id: number, manager: EntityManager = this.dataSource.manager): Promise<Order | null> {
+    return manager.findOneBy(Order, { id });
+  }
+
+  /** The logistics work queue: orders in a state, oldest first, never test orders (orders_state_created_idx). */
+  queue(state: OrderState, offset: number, limit: number): Promise<Order[]> {
+    return this.dataSource.manager.find(Order, {
+      where: { state, test: false },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      skip: offset,
+      take: limit,
+    });
+  }
+
   async update(manager: EntityManager, id: number, values: Partial<Order>): Promise<void> {
-    await manager.update(Order, { id }, { ...values, updatedAt: () => 'now()' });
+    await manager.update(
+      Order,
+      { id },
+      { ...values, updatedAt: () => 'now()', version: () => 'version + 1' },
+    );
   }
 
   /** Moves updated_at when something of the order changed (a comment, a tracking, ...). */
   async touch(manager: EntityManager, id: number): Promise<void> {
-    await manager.update(Order, { id }, { updatedAt: () => 'now()' });
+    await manager.update(Order, { id }, { updatedAt: () => 'now()', version: () => 'version + 1' });
   }
 
   /** Newest first (created_at, then id); one statement, every filter backed by an index starting with company_id. */

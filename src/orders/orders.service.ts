@@ -7,15 +7,21 @@ import { CompaniesRepository } from '../companies/companies.repository';
 import { fieldError } from '../common/domain-error';
 import { PLACEMENT_FIELDS, type PlacementField } from './dto/place-order.dto';
 import { changedFields, type OrderFieldValues, toFieldValues, toStoredFields } from './order-fields';
-import { isEditable } from './order-state';
+import { canTransition, isEditable, type OrderState } from './order-state';
 import type { Order } from './order.entity';
-import { OrderNotEditableError, OrderNotFoundError } from './orders.errors';
+import { OrderChangedError, OrderNotEditableError, OrderNotFoundError } from './orders.errors';
 import { type OrderChildren, type OrderFilter, OrdersRepository } from './orders.repository';
 import { OrderValidator } from './order-validator';
 
 export interface OrderWithChildren {
   order: Order;
   children: OrderChildren;
+}
+
+/** If-Match: a write that names a version the order no longer has is refused (412), never applied. */
+export function assertUnchanged(order: Order, expectedVersion: number | undefined): void {
+  if (expectedVersion !== undefined && order.version !== expectedVersion)
+    throw new OrderChangedError(order.version);
 }
 
 /** The placement fields a request body carries (unknown fields are ignored, never stored, never an error). */
@@ -67,7 +73,13 @@ export class OrdersService {
    * Applies any non-empty subset of the placement fields to a PLACED or TEST order; the merged order must
    * pass every placement rule. The row lock orders it against a concurrent update, cancel or "sent".
    */
-  async update(actor: Actor, companyId: number, orderId: number, body: unknown): Promise<Order> {
+  async update(
+    actor: Actor,
+    companyId: number,
+    orderId: number,
+    body: unknown,
+    expectedVersion?: number,
+  ): Promise<Order> {
     const fields = knownFields(body);
     if (Object.keys(fields).length === 0) {
       throw fieldError('body', `Give at least one field to change: ${PLACEMENT_FIELDS.join(', ')}.`);
@@ -76,6 +88,7 @@ export class OrdersService {
     return this.dataSource.transaction(async (manager) => {
       const order = await this.orders.lockOfCompany(manager, orderId, companyId);
       if (!order) throw new OrderNotFoundError();
+      assertUnchanged(order, expectedVersion);
       if (!isEditable(order.state)) throw new OrderNotEditableError(order.state, 'updated');
       const before = toStoredFields(toFieldValues(order));
       const { values } = await this.validator.validate(
@@ -98,11 +111,39 @@ export class OrdersService {
     });
   }
 
+  /** The partner cancels a PLACED or TEST order (CONTRACT §4.7), under the same lock as update. */
+  cancel(actor: Actor, companyId: number, orderId: number, expectedVersion?: number): Promise<Order> {
+    return this.dataSource.transaction(async (manager) => {
+      const order = await this.orders.lockOfCompany(manager, orderId, companyId);
+      if (!order) throw new OrderNotFoundError();
+      assertUnchanged(order, expectedVersion);
+      if (!isEditable(order.state) || !canTransition(order.state, 'CANCELLED')) {
+        throw new OrderNotEditableError(order.state, 'cancelled');
+      }
+      await this.orders.update(manager, orderId, { state: 'CANCELLED' });
+      await this.audit.record(manager, actor, {
+        action: 'order.cancelled',
+        targetType: 'order',
+        targetId: orderId,
+        companyId,
+        changedFields: ['state'],
+      });
+      return (await this.orders.findOfCompany(orderId, companyId, manager))!;
+    });
+  }
+
   async get(companyId: number, orderId: number): Promise<OrderWithChildren> {
-    const order = await this.orders.findOfCompany(orderId, companyId);
-    if (!order) throw new OrderNotFoundError();
-    const children = await this.orders.childrenOf([order.id]);
-    return { order, children: children.get(order.id)! };
+    return this.withChildren(await this.orders.findOfCompany(orderId, companyId));
+  }
+
+  /** Any company's order (logistics). */
+  async getById(orderId: number): Promise<OrderWithChildren> {
+    return this.withChildren(await this.orders.findById(orderId));
+  }
+
+  /** The logistics work queue, with each order's arrays: five statements whatever the page size. */
+  async queue(state: OrderState, offset: number, limit: number): Promise<OrderWithChildren[]> {
+    return this.attachChildren(await this.orders.queue(state, offset, limit));
   }
 
   /** A page of the company's orders with their arrays: five statements whatever the page size. */
@@ -112,7 +153,15 @@ export class OrdersService {
     offset: number,
     limit: number,
   ): Promise<OrderWithChildren[]> {
-    const orders = await this.orders.list(companyId, filter, offset, limit);
+    return this.attachChildren(await this.orders.list(companyId, filter, offset, limit));
+  }
+
+  private async withChildren(order: Order | null): Promise<OrderWithChildren> {
+    if (!order) throw new OrderNotFoundError();
+    return (await this.attachChildren([order]))[0];
+  }
+
+  private async attachChildren(orders: Order[]): Promise<OrderWithChildren[]> {
     const children = await this.orders.childrenOf(orders.map((order) => order.id));
     return orders.map((order) => ({ order, children: children.get(order.id)! }));
   }

@@ -1,0 +1,15 @@
+import { fieldError } from './domain-error';
+
+/** The ETag of an object with a version counter: a strong entity tag holding the number. */
+export const etagOf = (version: number): string => `"${version}"`;
+
+/**
+ * The version an If-Match header asks for: `"5"` (or weak `W/"5"`); undefined when absent or `*`, which asks
+ * for nothing. Anything else is a 400, not a silent pass.
+ */
+export function versionFromIfMatch(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === '*') return undefined;
+  const match = /^\s*(?:W\/)?"(\d{1,10})"\s*$/.exec(header);
+  if (!match) throw fieldError('If-Match', 'The If-Match header must be an ETag of the order, such as "3".');
+  return Number(match[1]);
+}
