@@ -10,6 +10,7 @@ import { TokensModule } from './tokens/tokens.module';
 import { CommentsModule } from './comments/comments.module';
 import { OrdersModule } from './orders/orders.module';
 import { ProductsModule } from './products/products.module';
+import { LogisticsModule } from './logistics/logistics.module';
 
 @Module({})
 export class AppModule {
@@ -26,6 +27,7 @@ export class AppModule {
         ProductsModule,
         OrdersModule,
         CommentsModule,
+        LogisticsModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };

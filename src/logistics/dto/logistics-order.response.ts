@@ -1,0 +1,19 @@
+import type { ApiFormats } from '../../common/api-formats';
+import { OrderResponse, toOrderResponse } from '../../orders/dto/order.response';
+import type { OrderWithChildren } from '../../orders/orders.service';
+
+/** An order as logistics sees it: the partner's order object, plus whose it is and its version (the ETag). */
+export class LogisticsOrderResponse extends OrderResponse {
+  /** @example 1 */
+  company_id!: number;
+  /** Send it back as If-Match to write only on what you read. @example 3 */
+  version!: number;
+}
+
+export function toLogisticsOrder(entry: OrderWithChildren, formats: ApiFormats): LogisticsOrderResponse {
+  return {
+    ...toOrderResponse(entry, formats),
+    company_id: entry.order.companyId,
+    version: entry.order.version,
+  };
+}

@@ -1,0 +1,102 @@
+import { IsIn, IsOptional, IsUrl, MaxLength } from 'class-validator';
+import { IsApiDateTime } from '../../common/api-datetime.validator';
+import { OptionalText } from '../../common/optional-text.validator';
+import { RequiredText } from '../../common/required-text.validator';
+import { IsDefined } from 'class-validator';
+
+export const RESOLUTIONS = ['Comment', 'Information', 'Cancel'] as const;
+export type Resolution = (typeof RESOLUTIONS)[number];
+
+const LINK_MESSAGE = 'The tracking link must be an http(s) URL.';
+const LINK_OPTIONS = { protocols: ['http', 'https'], require_protocol: true };
+
+/** One tracking, created or replaced whole (PUT). A delivery_date delivers the order, a dispatch_date dispatches it. */
+export class TrackingDto {
+  /** Free text from the fulfilment partner. @example "In transit" */
+  @OptionalText(1_000)
+  status?: string | null;
+
+  /** @example "2026-11-22T09:15" */
+  @IsApiDateTime()
+  @IsOptional()
+  status_date?: string | null;
+
+  /** Moves a SENT_TO_LOGISTICS order to DISPATCHED. @example "2026-11-22T08:00" */
+  @IsApiDateTime()
+  @IsOptional()
+  dispatch_date?: string | null;
+
+  /** Moves a SENT_TO_LOGISTICS or DISPATCHED order to DELIVERED. @example null */
+  @IsApiDateTime()
+  @IsOptional()
+  delivery_date?: string | null;
+
+  /** @example "https://track.example.com/PKG123456789" */
+  @MaxLength(2_048, { message: 'The tracking link may not be greater than 2048 characters.' })
+  @IsUrl(LINK_OPTIONS, { message: LINK_MESSAGE })
+  @IsOptional()
+  tracking_link?: string | null;
+}
+
+/** A detailed status report; the order shows the latest by status_date. */
+export class DetailedStatusDto {
+  /** @example "Out for delivery" */
+  @RequiredText(1_000)
+  status!: string;
+
+  /** @example "2026-11-22T09:15" */
+  @IsApiDateTime()
+  @IsDefined({ message: 'The status date field is required.' })
+  status_date!: string;
+
+  /** @example "Bratislava depot" */
+  @OptionalText(1_000)
+  location?: string | null;
+
+  /** @example "Courier has the parcel" */
+  @OptionalText(5_000)
+  description?: string | null;
+
+  /** @example "PKG123456789" */
+  @OptionalText()
+  tracking_number?: string | null;
+
+  /** @example "https://track.example.com/PKG123456789" */
+  @MaxLength(2_048, { message: 'The tracking link may not be greater than 2048 characters.' })
+  @IsUrl(LINK_OPTIONS, { message: LINK_MESSAGE })
+  @IsOptional()
+  tracking_link?: string | null;
+}
+
+/** A failed delivery. Resolution Cancel cancels an order that is not delivered yet. */
+export class DeliveryErrorDto {
+  /** @example "Nobody at the address" */
+  @RequiredText(1_000)
+  status!: string;
+
+  /** @example "2026-11-22T10:30" */
+  @IsApiDateTime()
+  @IsDefined({ message: 'The date field is required.' })
+  date!: string;
+
+  /** @example "Information" */
+  @IsIn(RESOLUTIONS, { message: `The resolution must be one of ${RESOLUTIONS.join(', ')}.` })
+  @IsDefined({ message: 'The resolution field is required.' })
+  resolution!: Resolution;
+
+  /** @example "Second attempt tomorrow" */
+  @OptionalText(5_000)
+  comment?: string | null;
+}
+
+/** The serial number of what was shipped, and the completion date (which completes a DELIVERED order). */
+export class LogisticsPatchDto {
+  /** @example "SN-2026-000123" */
+  @OptionalText()
+  serial_number?: string | null;
+
+  /** @example "2026-11-23T12:00" */
+  @IsApiDateTime()
+  @IsOptional()
+  final_completion_date?: string | null;
+}
