@@ -1,14 +1,23 @@
-import { IsIn, IsOptional, IsUrl, MaxLength } from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { IsDefined, IsIn, IsOptional, IsUrl, MaxLength } from 'class-validator';
 import { IsApiDateTime } from '../../common/api-datetime.validator';
 import { OptionalText } from '../../common/optional-text.validator';
 import { RequiredText } from '../../common/required-text.validator';
-import { IsDefined } from 'class-validator';
 
 export const RESOLUTIONS = ['Comment', 'Information', 'Cancel'] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
 
-const LINK_MESSAGE = 'The tracking link must be an http(s) URL.';
-const LINK_OPTIONS = { protocols: ['http', 'https'], require_protocol: true };
+/** An optional http(s) URL of at most 2,048 characters (a tracking page). */
+function OptionalLink(): PropertyDecorator {
+  return applyDecorators(
+    IsOptional(),
+    IsUrl(
+      { protocols: ['http', 'https'], require_protocol: true },
+      { message: 'The tracking link must be an http(s) URL.' },
+    ),
+    MaxLength(2_048, { message: 'The tracking link may not be greater than 2048 characters.' }),
+  );
+}
 
 /** One tracking, created or replaced whole (PUT). A delivery_date delivers the order, a dispatch_date dispatches it. */
 export class TrackingDto {
@@ -32,9 +41,7 @@ export class TrackingDto {
   delivery_date?: string | null;
 
   /** @example "https://track.example.com/PKG123456789" */
-  @MaxLength(2_048, { message: 'The tracking link may not be greater than 2048 characters.' })
-  @IsUrl(LINK_OPTIONS, { message: LINK_MESSAGE })
-  @IsOptional()
+  @OptionalLink()
   tracking_link?: string | null;
 }
 
@@ -62,9 +69,7 @@ export class DetailedStatusDto {
   tracking_number?: string | null;
 
   /** @example "https://track.example.com/PKG123456789" */
-  @MaxLength(2_048, { message: 'The tracking link may not be greater than 2048 characters.' })
-  @IsUrl(LINK_OPTIONS, { message: LINK_MESSAGE })
-  @IsOptional()
+  @OptionalLink()
   tracking_link?: string | null;
 }
 
