@@ -5,7 +5,7 @@ import { validateSync } from 'class-validator';
 import { type FieldErrors, ValidationFailedError } from '../common/domain-error';
 import { toFieldErrors } from '../common/validation';
 import { ProductsService } from '../products/products.service';
-import { PLACEMENT_FIELDS, PlaceOrderDto } from './dto/place-order.dto';
+import { PlaceOrderDto } from './dto/place-order.dto';
 import type { OrderFieldValues } from './order-fields';
 import { orderSite, originalOrderError, textLimits, variationError } from './order-rules';
 import { OrdersRepository } from './orders.repository';
@@ -36,11 +36,9 @@ export class OrderValidator {
     private readonly orders: OrdersRepository,
   ) {}
 
+  /** `candidate` holds placement fields only (OrdersService picks them from the body). */
   async validate(candidate: Partial<OrderFieldValues>, context: OrderContext): Promise<ValidOrder> {
-    const known = Object.fromEntries(
-      PLACEMENT_FIELDS.filter((field) => field in candidate).map((field) => [field, candidate[field]]),
-    );
-    const values = plainToInstance(PlaceOrderDto, known);
+    const values = plainToInstance(PlaceOrderDto, candidate);
     const errors: FieldErrors = toFieldErrors(validateSync(values, { stopAtFirstError: true }));
     const site = orderSite(errors.country ? null : values.country, context.companySite);
     this.checkTextLengths(values, site, errors);

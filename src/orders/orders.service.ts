@@ -90,9 +90,10 @@ export class OrdersService {
       if (!order) throw new OrderNotFoundError();
       assertUnchanged(order, expectedVersion);
       if (!isEditable(order.state)) throw new OrderNotEditableError(order.state, 'updated');
-      const before = toStoredFields(toFieldValues(order));
+      const current = toFieldValues(order);
+      const before = toStoredFields(current);
       const { values } = await this.validator.validate(
-        { ...toFieldValues(order), ...fields },
+        { ...current, ...fields },
         { companyId, companySite, orderId, manager },
       );
       const after = toStoredFields(values);
