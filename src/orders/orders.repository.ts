@@ -79,8 +79,8 @@ export class OrdersRepository {
   }
 
   /** Moves updated_at when something of the order changed (a comment, a tracking, ...). */
-  async touch(manager: EntityManager, id: number): Promise<void> {
-    await manager.update(Order, { id }, { updatedAt: () => 'now()', version: () => 'version + 1' });
+  touch(manager: EntityManager, id: number): Promise<void> {
+    return this.update(manager, id, {});
   }
 
   /** Newest first (created_at, then id); one statement, every filter backed by an index starting with company_id. */
