@@ -3,16 +3,15 @@ import { Company } from '../companies/company.entity';
 import { ProductVariation } from '../products/product-variation.entity';
 import { Product } from '../products/product.entity';
 import { ORDER_STATES, ORDER_TYPES, type OrderState, type OrderType } from './order-state';
-
-const quoted = (values: readonly string[]) => values.map((value) => `'${value}'`).join(', ');
+import { oneOf } from '../database/check-constraint';
 
 /**
  * An order of spec §2.1, with its company (from the placing token) and its state. Every list filter has an
  * index that starts with company_id.
  */
 @Entity('orders')
-@Check('orders_order_type_known', `order_type IN (${quoted(ORDER_TYPES)})`)
-@Check('orders_state_known', `state IN (${quoted(ORDER_STATES)})`)
+@Check('orders_order_type_known', oneOf('order_type', ORDER_TYPES))
+@Check('orders_state_known', oneOf('state', ORDER_STATES))
 @Index('orders_company_created_idx', ['companyId', 'createdAt', 'id'])
 @Index('orders_company_type_created_idx', ['companyId', 'orderType', 'createdAt', 'id'])
 @Index('orders_company_state_created_idx', ['companyId', 'state', 'createdAt', 'id'])
