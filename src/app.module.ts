@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './common/exception.filter';
@@ -11,6 +12,8 @@ import { CommentsModule } from './comments/comments.module';
 import { OrdersModule } from './orders/orders.module';
 import { ProductsModule } from './products/products.module';
 import { LogisticsModule } from './logistics/logistics.module';
+import { EventsModule } from './events/events.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 @Module({})
 export class AppModule {
@@ -19,6 +22,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         FoundationModule.forRoot(settings),
+        ScheduleModule.forRoot(),
         AuthModule,
         HealthModule,
         CompaniesModule,
@@ -28,6 +32,8 @@ export class AppModule {
         OrdersModule,
         CommentsModule,
         LogisticsModule,
+        EventsModule,
+        WebhooksModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };

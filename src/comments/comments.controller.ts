@@ -5,6 +5,7 @@ import { CurrentActor, CurrentPrincipal, Roles } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { idParam } from '../common/id-param.pipe';
 import { ApiErrorResponses } from '../common/openapi.decorators';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { CommentOrderNotFoundError } from './comments.errors';
 import { CommentsService } from './comments.service';
 import { CommentDto, CommentSuccessResponse } from './dto/comment.dto';
@@ -36,7 +37,8 @@ export class CommentsController {
     description: 'No such order of your company.',
     example: { success: false, message: 'Order not found.' },
   })
-  @ApiErrorResponses(401, 403, 429)
+  @Idempotent()
+  @ApiErrorResponses(401, 403, 409, 422, 429)
   async comment(
     @CurrentActor() actor: Actor,
     @CurrentPrincipal() principal: Principal,

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { DataSource } from 'typeorm';
 import type { Actor } from '../audit/actor';
 import { AuditService } from '../audit/audit.service';
 import { toFieldErrors } from '../common/validation';
+import { UnitOfWork } from '../database/unit-of-work';
+import { EventsService } from '../events/events.service';
+import { orderEvents } from '../events/order-events';
 import { OrdersRepository } from '../orders/orders.repository';
 import { CommentOrderNotFoundError, CommentValidationError } from './comments.errors';
 import { CommentsRepository } from './comments.repository';
@@ -14,17 +15,18 @@ import { CommentDto } from './dto/comment.dto';
 @Injectable()
 export class CommentsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly comments: CommentsRepository,
     private readonly orders: OrdersRepository,
     private readonly audit: AuditService,
+    private readonly events: EventsService,
   ) {}
 
   /** Adds the user's comment to an order of the company, or replaces the one the user wrote before. */
   async comment(actor: Actor, companyId: number, orderId: number, body: unknown): Promise<void> {
     const input = plainToInstance(CommentDto, typeof body === 'object' && body !== null ? body : {});
     const errors = toFieldErrors(validateSync(input, { stopAtFirstError: true, whitelist: true }));
-    await this.dataSource.transaction(async (manager) => {
+    await this.unitOfWork.transaction(async (manager) => {
       const order = await this.orders.lockOfCompany(manager, orderId, companyId);
       if (!order) throw new CommentOrderNotFoundError();
       if (Object.keys(errors).length > 0) throw new CommentValidationError(errors);
@@ -37,6 +39,9 @@ export class CommentsService {
         companyId,
         changedFields: ['partner_comment'],
       });
+      await this.events.publish(manager, companyId, orderId, [
+        orderEvents.comment(order, actor.userName, !added),
+      ]);
     });
   }
 }

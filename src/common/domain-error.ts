@@ -15,11 +15,14 @@ export type ErrorCode =
   | 'COMPANY_NOT_FOUND'
   | 'TOKEN_NOT_FOUND'
   | 'PRODUCT_NOT_FOUND'
+  | 'WEBHOOK_NOT_FOUND'
   | 'ORDER_NOT_FOUND'
   | 'ORDER_CONFLICT'
   | 'ORDER_CHANGED'
   | 'COMMENT_VALIDATION_FAILED'
-  | 'COMMENT_ORDER_NOT_FOUND';
+  | 'COMMENT_ORDER_NOT_FOUND'
+  | 'IDEMPOTENCY_KEY_IN_USE'
+  | 'IDEMPOTENCY_KEY_REUSED';
 
 export type FieldErrors = Record<string, string[]>;
 

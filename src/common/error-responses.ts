@@ -37,10 +37,14 @@ export function errorResponseFor(
     case 'COMPANY_NOT_FOUND':
     case 'TOKEN_NOT_FOUND':
     case 'PRODUCT_NOT_FOUND':
+    case 'WEBHOOK_NOT_FOUND':
     case 'ORDER_NOT_FOUND':
       return { status: 404, body: { message } };
     case 'ORDER_CONFLICT':
+    case 'IDEMPOTENCY_KEY_IN_USE':
       return { status: 409, body: { message } };
+    case 'IDEMPOTENCY_KEY_REUSED':
+      return { status: 422, body: { message } };
     case 'ORDER_CHANGED':
       return { status: 412, body: { message } };
     case 'COMMENT_VALIDATION_FAILED': {
@@ -56,3 +60,11 @@ export function errorResponseFor(
 }
 
 export const SERVER_ERROR: ErrorResponse = { status: 500, body: { message: 'Server error.' } };
+
+/** An error response decided by an earlier request and replayed as it was (an Idempotency-Key repeat). */
+export class ReplayedErrorResponse extends Error {
+  constructor(readonly response: ErrorResponse) {
+    super(`Replayed ${response.status} response`);
+    this.name = 'ReplayedErrorResponse';
+  }
+}

@@ -5,7 +5,7 @@ import { PinoLogger } from 'nestjs-pino';
 import type { Environment } from '../config/environment';
 import { isDatabaseUnavailable } from './database-errors';
 import { DomainError, type ErrorCode } from './domain-error';
-import { type ErrorResponse, errorResponseFor, SERVER_ERROR } from './error-responses';
+import { type ErrorResponse, errorResponseFor, ReplayedErrorResponse, SERVER_ERROR } from './error-responses';
 import { DOCS_PATH, publicBaseUrl } from './public-url';
 
 /** Statuses Nest or Express raise on their own, and the contract code each one answers with. */
@@ -22,6 +22,27 @@ const FRAMEWORK_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
 /** body-parser marks a body that is not JSON with this type; Nest hands it over as the cause of a 400. */
 const isMalformedJson = (error: unknown) =>
   (error as { type?: unknown } | null)?.type === 'entity.parse.failed';
+
+function codeFor(exception: unknown): ErrorCode | undefined {
+  if (exception instanceof DomainError) return exception.code;
+  if (exception instanceof HttpException) {
+    return isMalformedJson(exception.cause)
+      ? 'MALFORMED_JSON'
+      : FRAMEWORK_STATUS_CODES[exception.getStatus()];
+  }
+  if (isDatabaseUnavailable(exception)) return 'SERVICE_UNAVAILABLE';
+  return undefined;
+}
+
+/** The status and contract body an error is answered with (500 with no detail for anything unexpected). */
+export function errorResponseOf(exception: unknown, docsUrl: string): ErrorResponse {
+  if (exception instanceof ReplayedErrorResponse) return exception.response;
+  const code = codeFor(exception);
+  if (!code) return SERVER_ERROR;
+  const message = exception instanceof DomainError ? exception.message : '';
+  const fieldErrors = exception instanceof DomainError ? exception.fieldErrors : undefined;
+  return errorResponseFor(code, message, fieldErrors, docsUrl);
+}
 
 /**
  * The one place where an error becomes a status and a body. Every body is one of CONTRACT §2; nothing
@@ -40,7 +61,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const context = host.switchToHttp();
     const request = context.getRequest<Request>();
     const response = context.getResponse<Response>();
-    const { status, body } = this.toResponse(exception, request);
+    const docsUrl = publicBaseUrl(request, this.config.get('PUBLIC_BASE_URL', { infer: true })) + DOCS_PATH;
+    const { status, body } = errorResponseOf(exception, docsUrl);
     if (status === 503) {
       this.logger.warn({ err: exception, requestId: request.id }, 'Database unavailable');
     } else if (status >= 500) {
@@ -48,25 +70,5 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     if (response.headersSent) return;
     response.status(status).json(body);
-  }
-
-  private toResponse(exception: unknown, request: Request): ErrorResponse {
-    const code = this.codeFor(exception);
-    if (!code) return SERVER_ERROR;
-    const docsUrl = publicBaseUrl(request, this.config.get('PUBLIC_BASE_URL', { infer: true })) + DOCS_PATH;
-    const message = exception instanceof DomainError ? exception.message : '';
-    const fieldErrors = exception instanceof DomainError ? exception.fieldErrors : undefined;
-    return errorResponseFor(code, message, fieldErrors, docsUrl);
-  }
-
-  private codeFor(exception: unknown): ErrorCode | undefined {
-    if (exception instanceof DomainError) return exception.code;
-    if (exception instanceof HttpException) {
-      return isMalformedJson(exception.cause)
-        ? 'MALFORMED_JSON'
-        : FRAMEWORK_STATUS_CODES[exception.getStatus()];
-    }
-    if (isDatabaseUnavailable(exception)) return 'SERVICE_UNAVAILABLE';
-    return undefined;
   }
 }

@@ -46,7 +46,11 @@ const ERRORS: Record<number, { description: string; example: object; schema?: Ty
     description: "Not found (another company's object looks exactly the same).",
     example: { message: 'Not found.' },
   },
-  409: { description: 'The object is not in a state that allows this.', example: { message: 'Conflict.' } },
+  409: {
+    description:
+      'The object is not in a state that allows this, or a request with the same Idempotency-Key is still running.',
+    example: { message: 'Order can no longer be updated: it has been sent to logistics.' },
+  },
   412: {
     description: 'If-Match named a version the order no longer has: read it again.',
     example: { message: 'The order has changed since you read it (it is now at version 4): read it again.' },
@@ -56,8 +60,11 @@ const ERRORS: Record<number, { description: string; example: object; schema?: Ty
     example: { message: 'Request body too large: the limit is 1 MiB.' },
   },
   422: {
-    description: 'The Idempotency-Key was used with a different request.',
-    example: { message: 'Unprocessable.' },
+    description: 'The Idempotency-Key was already used with a different request (another body or route).',
+    example: {
+      message:
+        'This Idempotency-Key was already used with a different request: use a new key for a new request.',
+    },
   },
   429: {
     description: 'Rate limit exceeded; see Retry-After.',

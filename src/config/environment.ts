@@ -92,6 +92,31 @@ export class Environment {
   @IsBoolean({ message: 'must be true, false, 1 or 0' })
   WEBHOOK_ALLOW_PRIVATE = false;
 
+  /** Whether this instance delivers webhooks (any number may: deliveries are claimed with SKIP LOCKED). */
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true, false, 1 or 0' })
+  WEBHOOK_DISPATCHER = true;
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 1000 to 30000' })
+  @Min(1000, { message: 'must be an integer from 1000 to 30000' })
+  @Max(30000, { message: 'must be an integer from 1000 to 30000' })
+  WEBHOOK_TIMEOUT_MS = 15_000;
+
+  /** The first retry's delay; each next one doubles, with jitter, up to an hour. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 10 to 3600000' })
+  @Min(10, { message: 'must be an integer from 10 to 3600000' })
+  @Max(3_600_000, { message: 'must be an integer from 10 to 3600000' })
+  WEBHOOK_RETRY_BASE_MS = 5_000;
+
+  /** How often an idle dispatcher looks for due deliveries. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 10 to 60000' })
+  @Min(10, { message: 'must be an integer from 10 to 60000' })
+  @Max(60_000, { message: 'must be an integer from 10 to 60000' })
+  WEBHOOK_POLL_INTERVAL_MS = 1_000;
+
   @Transform(toBool)
   @IsBoolean({ message: 'must be true, false, 1 or 0' })
   MIGRATIONS_RUN = true;

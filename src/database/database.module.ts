@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source-options';
 import { runPendingMigrations } from './migrations';
+import { UnitOfWork } from './unit-of-work';
 
 export interface DatabaseModuleOptions {
   url: string;
@@ -16,6 +17,7 @@ export class DatabaseModule {
   static forRoot(options: DatabaseModuleOptions): DynamicModule {
     return {
       module: DatabaseModule,
+      global: true,
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: () => ({ ...dataSourceOptions(options), retryAttempts: 5, retryDelay: 2_000 }),
@@ -26,6 +28,8 @@ export class DatabaseModule {
           },
         }),
       ],
+      providers: [UnitOfWork],
+      exports: [UnitOfWork],
     };
   }
 }

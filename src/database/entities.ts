@@ -5,7 +5,11 @@ import { DeliveryError, DetailedStatus, Tracking } from '../orders/order-childre
 import { Order } from '../orders/order.entity';
 import { ProductVariation } from '../products/product-variation.entity';
 import { Product } from '../products/product.entity';
+import { OrderEvent } from '../events/order-event.entity';
+import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
 import { ApiToken } from '../tokens/api-token.entity';
+import { WebhookAttempt, WebhookDelivery } from '../webhooks/webhook-delivery.entity';
+import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity';
 
 /** Every TypeORM entity of the service, listed explicitly so the app, the CLI and migrations agree. */
 export const ENTITIES: Function[] = [
@@ -19,4 +23,9 @@ export const ENTITIES: Function[] = [
   DetailedStatus,
   DeliveryError,
   OrderComment,
+  IdempotencyKey,
+  OrderEvent,
+  WebhookEndpoint,
+  WebhookDelivery,
+  WebhookAttempt,
 ];

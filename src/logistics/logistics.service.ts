@@ -1,10 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Actor } from '../audit/actor';
 import { AuditService } from '../audit/audit.service';
 import { ApiFormats } from '../common/api-formats';
 import { fieldError } from '../common/domain-error';
+import { UnitOfWork } from '../database/unit-of-work';
+import { EventsService } from '../events/events.service';
+import { type EventDraft, type OrderAfterChange, orderEvents } from '../events/order-events';
+import {
+  deliveryErrorResponse,
+  detailedStatusResponse,
+  trackingResponse,
+} from '../orders/dto/order.response';
 import { nextState, type OrderState, WITH_LOGISTICS } from '../orders/order-state';
 import type { Order } from '../orders/order.entity';
 import { OrderNotFoundError, OrderStateConflictError } from '../orders/orders.errors';
@@ -26,6 +33,8 @@ interface Recorded {
   state: OrderState;
   /** Order columns the fact sets (serial number, completion date). */
   values?: Partial<Order>;
+  /** The event of the fact itself; a state change adds its own order.state_changed. */
+  event?: (after: OrderAfterChange) => EventDraft;
 }
 
 /**
@@ -36,11 +45,12 @@ interface Recorded {
 @Injectable()
 export class LogisticsService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly orders: OrdersRepository,
     private readonly ordersService: OrdersService,
     private readonly facts: LogisticsRepository,
     private readonly audit: AuditService,
+    private readonly events: EventsService,
     private readonly formats: ApiFormats,
   ) {}
 
@@ -50,7 +60,7 @@ export class LogisticsService {
 
   /** PLACED → SENT_TO_LOGISTICS. Already with logistics: a no-op. A test or cancelled order: 409. */
   async markSent(actor: Actor, orderId: number, expectedVersion?: number): Promise<OrderWithChildren> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.unitOfWork.transaction(async (manager) => {
       const order = await this.lock(manager, orderId, expectedVersion);
       if (WITH_LOGISTICS.includes(order.state)) return;
       if (order.state === 'TEST')
@@ -78,20 +88,26 @@ export class LogisticsService {
       throw fieldError('tracking_number', 'The tracking number may not be greater than 255 characters.');
     let created = false;
     await this.withLogistics(actor, orderId, expectedVersion, async (manager, order) => {
-      const deliveryDate = this.at(input.delivery_date);
-      const dispatchDate = this.at(input.dispatch_date);
-      created = await this.facts.upsertTracking(manager, order, trackingNumber, {
+      const tracking = {
         status: input.status ?? null,
         statusDate: this.at(input.status_date),
-        dispatchDate,
-        deliveryDate,
+        dispatchDate: this.at(input.dispatch_date),
+        deliveryDate: this.at(input.delivery_date),
         trackingLink: input.tracking_link ?? null,
-      });
-      const target = deliveryDate ? 'DELIVERED' : dispatchDate ? 'DISPATCHED' : order.state;
+      };
+      created = await this.facts.upsertTracking(manager, order, trackingNumber, tracking);
+      const target = tracking.deliveryDate ? 'DELIVERED' : tracking.dispatchDate ? 'DISPATCHED' : order.state;
+      const replaced = !created;
       return {
         action: created ? 'order.tracking_added' : 'order.tracking_replaced',
         changedFields: ['trackings'],
         state: nextState(order.state, target) ?? order.state,
+        event: (after) =>
+          orderEvents.tracking(
+            after,
+            trackingResponse({ ...tracking, trackingNumber }, this.formats),
+            replaced,
+          ),
       };
     });
     return { created, order: await this.ordersService.getById(orderId) };
@@ -104,7 +120,7 @@ export class LogisticsService {
     expectedVersion?: number,
   ): Promise<OrderWithChildren> {
     return this.withLogistics(actor, orderId, expectedVersion, async (manager, order) => {
-      await this.facts.insertDetailedStatus(manager, {
+      const status = {
         orderId,
         status: input.status,
         statusDate: this.at(input.status_date)!,
@@ -112,11 +128,13 @@ export class LogisticsService {
         description: input.description ?? null,
         trackingNumber: input.tracking_number ?? null,
         trackingLink: input.tracking_link ?? null,
-      });
+      };
+      await this.facts.insertDetailedStatus(manager, status);
       return {
         action: 'order.detailed_status_added',
         changedFields: ['detailed_status'],
         state: order.state,
+        event: (after) => orderEvents.detailedStatus(after, detailedStatusResponse(status, this.formats)),
       };
     });
   }
@@ -135,14 +153,21 @@ export class LogisticsService {
           nextState(order.state, 'CANCELLED') ??
           this.refuse(`The order is ${order.state}: a delivery error can no longer cancel it.`);
       }
-      await this.facts.insertDeliveryError(manager, {
+      const deliveryError = {
         orderId,
         status: input.status,
         date: this.at(input.date)!,
         resolution: input.resolution,
         comment: input.comment ?? null,
-      });
-      return { action: 'order.delivery_error_added', changedFields: ['delivery_errors'], state };
+      };
+      await this.facts.insertDeliveryError(manager, deliveryError);
+      return {
+        action: 'order.delivery_error_added',
+        changedFields: ['delivery_errors'],
+        state,
+        event: (after) =>
+          orderEvents.deliveryError(after, deliveryErrorResponse(deliveryError, this.formats)),
+      };
     });
   }
 
@@ -169,7 +194,13 @@ export class LogisticsService {
             this.refuse(`The order is ${order.state}: it can be completed only once delivered.`);
         }
       }
-      return { action: 'order.logistics_updated', changedFields: [...given], state, values };
+      return {
+        action: 'order.logistics_updated',
+        changedFields: [...given],
+        state,
+        values,
+        event: (after) => orderEvents.updated(after, [...given]),
+      };
     });
   }
 
@@ -179,7 +210,7 @@ export class LogisticsService {
     expectedVersion: number | undefined,
     record: (manager: EntityManager, order: Order) => Promise<Recorded> | Recorded,
   ): Promise<OrderWithChildren> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.unitOfWork.transaction(async (manager) => {
       const order = await this.lock(manager, orderId, expectedVersion);
       if (!WITH_LOGISTICS.includes(order.state)) {
         this.refuse(
@@ -204,9 +235,10 @@ export class LogisticsService {
     return order;
   }
 
-  /** Writes the order row (state, values, updated_at, version) and the audit row. */
+  /** Writes the order row (state, values, updated_at, version), the audit row and the events. */
   private async apply(manager: EntityManager, actor: Actor, order: Order, recorded: Recorded): Promise<void> {
     const stateChanged = recorded.state !== order.state;
+    const after = { ...order, state: recorded.state };
     await this.orders.update(manager, order.id, {
       ...recorded.values,
       ...(stateChanged ? { state: recorded.state } : {}),
@@ -218,6 +250,10 @@ export class LogisticsService {
       companyId: order.companyId,
       changedFields: stateChanged ? [...recorded.changedFields, 'state'] : recorded.changedFields,
     });
+    await this.events.publish(manager, order.companyId, order.id, [
+      ...(recorded.event ? [recorded.event(after)] : []),
+      ...(stateChanged ? [orderEvents.stateChanged(after, order.state)] : []),
+    ]);
   }
 
   private at(value: string | null | undefined): Date | null {

@@ -26,6 +26,7 @@ import {
   toOrderResponse,
   toOrderSummary,
 } from './dto/order.response';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { PlaceOrderDto } from './dto/place-order.dto';
 import { UpdateOrderDto } from './dto/update-order.dto';
 import type { OrderFilter } from './orders.repository';
@@ -63,7 +64,8 @@ export class OrdersController {
       orders: [{ order_id: '123', order_ref: 'SK-0000123', order_type: 'REGULAR' }],
     },
   })
-  @ApiErrorResponses(400, 401, 403, 413, 429)
+  @Idempotent()
+  @ApiErrorResponses(400, 401, 403, 409, 413, 422, 429)
   async place(
     @CurrentActor() actor: Actor,
     @CurrentPrincipal() principal: Principal,
@@ -123,7 +125,8 @@ export class OrdersController {
     },
   })
   @ApiHeader(IF_MATCH)
-  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 429)
+  @Idempotent()
+  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 422, 429)
   async update(
     @CurrentActor() actor: Actor,
     @CurrentPrincipal() principal: Principal,
@@ -152,7 +155,8 @@ export class OrdersController {
     },
   })
   @ApiHeader(IF_MATCH)
-  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 429)
+  @Idempotent()
+  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 422, 429)
   async cancel(
     @CurrentActor() actor: Actor,
     @CurrentPrincipal() principal: Principal,

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
+import { EventsModule } from '../events/events.module';
+import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { CompaniesModule } from '../companies/companies.module';
 import { ProductsModule } from '../products/products.module';
 import { OrderValidator } from './order-validator';
@@ -8,7 +10,7 @@ import { OrdersRepository } from './orders.repository';
 import { OrdersService } from './orders.service';
 
 @Module({
-  imports: [AuditModule, CompaniesModule, ProductsModule],
+  imports: [AuditModule, EventsModule, IdempotencyModule, CompaniesModule, ProductsModule],
   controllers: [OrdersController],
   providers: [OrdersRepository, OrderValidator, OrdersService],
   exports: [OrdersRepository, OrdersService],

@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Actor } from '../audit/actor';
 import { AuditService } from '../audit/audit.service';
 import { CompaniesRepository } from '../companies/companies.repository';
 import { fieldError } from '../common/domain-error';
+import { UnitOfWork } from '../database/unit-of-work';
+import { EventsService } from '../events/events.service';
+import { orderEvents } from '../events/order-events';
 import { PLACEMENT_FIELDS, type PlacementField } from './dto/place-order.dto';
 import { changedFields, type OrderFieldValues, toFieldValues, toStoredFields } from './order-fields';
 import { canTransition, isEditable, type OrderState } from './order-state';
@@ -36,22 +38,24 @@ function knownFields(body: unknown): Partial<OrderFieldValues> {
 @Injectable()
 export class OrdersService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly orders: OrdersRepository,
     private readonly companies: CompaniesRepository,
     private readonly validator: OrderValidator,
     private readonly audit: AuditService,
+    private readonly events: EventsService,
   ) {}
 
   /** Places an order for the caller's company: PLACED, or TEST when `test` is true. */
-  async place(actor: Actor, companyId: number, body: unknown): Promise<Order> {
+  place(actor: Actor, companyId: number, body: unknown): Promise<Order> {
     const fields = knownFields(body);
-    const { values, site } = await this.validator.validate(fields, {
-      companyId,
-      companySite: await this.companySite(companyId),
-    });
-    const stored = toStoredFields(values);
-    return this.dataSource.transaction(async (manager) => {
+    return this.unitOfWork.transaction(async (manager) => {
+      const { values, site } = await this.validator.validate(fields, {
+        companyId,
+        companySite: await this.companySite(companyId, manager),
+        manager,
+      });
+      const stored = toStoredFields(values);
       const order = await this.orders.insert(manager, {
         ...stored,
         companyId,
@@ -65,6 +69,9 @@ export class OrdersService {
         companyId,
         changedFields: Object.keys(fields),
       });
+      await this.events.publish(manager, companyId, order.id, [
+        orderEvents.placed(order, order.orderType, order.test),
+      ]);
       return order;
     });
   }
@@ -84,12 +91,12 @@ export class OrdersService {
     if (Object.keys(fields).length === 0) {
       throw fieldError('body', `Give at least one field to change: ${PLACEMENT_FIELDS.join(', ')}.`);
     }
-    const companySite = await this.companySite(companyId);
-    return this.dataSource.transaction(async (manager) => {
+    return this.unitOfWork.transaction(async (manager) => {
       const order = await this.orders.lockOfCompany(manager, orderId, companyId);
       if (!order) throw new OrderNotFoundError();
       assertUnchanged(order, expectedVersion);
       if (!isEditable(order.state)) throw new OrderNotEditableError(order.state, 'updated');
+      const companySite = await this.companySite(companyId, manager);
       const current = toFieldValues(order);
       const before = toStoredFields(current);
       const { values } = await this.validator.validate(
@@ -99,7 +106,8 @@ export class OrdersService {
       const after = toStoredFields(values);
       const changed: PlacementField[] = changedFields(before, after);
       if (changed.length > 0) {
-        await this.orders.update(manager, orderId, { ...after, state: after.test ? 'TEST' : 'PLACED' });
+        const state: OrderState = after.test ? 'TEST' : 'PLACED';
+        await this.orders.update(manager, orderId, { ...after, state });
         await this.audit.record(manager, actor, {
           action: 'order.updated',
           targetType: 'order',
@@ -107,6 +115,11 @@ export class OrdersService {
           companyId,
           changedFields: changed,
         });
+        const changedOrder = { ...order, state };
+        await this.events.publish(manager, companyId, orderId, [
+          orderEvents.updated(changedOrder, changed),
+          ...(state === order.state ? [] : [orderEvents.stateChanged(changedOrder, order.state)]),
+        ]);
       }
       return (await this.orders.findOfCompany(orderId, companyId, manager))!;
     });
@@ -114,7 +127,7 @@ export class OrdersService {
 
   /** The partner cancels a PLACED or TEST order (CONTRACT §4.7), under the same lock as update. */
   cancel(actor: Actor, companyId: number, orderId: number, expectedVersion?: number): Promise<Order> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.unitOfWork.transaction(async (manager) => {
       const order = await this.orders.lockOfCompany(manager, orderId, companyId);
       if (!order) throw new OrderNotFoundError();
       assertUnchanged(order, expectedVersion);
@@ -129,6 +142,9 @@ export class OrdersService {
         companyId,
         changedFields: ['state'],
       });
+      await this.events.publish(manager, companyId, orderId, [
+        orderEvents.stateChanged({ ...order, state: 'CANCELLED' }, order.state),
+      ]);
       return (await this.orders.findOfCompany(orderId, companyId, manager))!;
     });
   }
@@ -167,8 +183,8 @@ export class OrdersService {
     return orders.map((order) => ({ order, children: children.get(order.id)! }));
   }
 
-  private async companySite(companyId: number): Promise<string> {
-    const company = await this.companies.findById(companyId);
+  private async companySite(companyId: number, manager: EntityManager): Promise<string> {
+    const company = await this.companies.findById(companyId, manager);
     if (!company) throw new OrderNotFoundError();
     return company.site;
   }

@@ -171,7 +171,17 @@ export class OrderWriteResponse {
   orders!: OrderSummaryResponse[];
 }
 
-const trackingResponse = (row: Tracking, formats: ApiFormats): TrackingResponse => ({
+type TrackingFields = Pick<
+  Tracking,
+  'statusDate' | 'status' | 'dispatchDate' | 'deliveryDate' | 'trackingNumber' | 'trackingLink'
+>;
+type DetailedStatusFields = Pick<
+  DetailedStatus,
+  'statusDate' | 'status' | 'location' | 'description' | 'trackingNumber' | 'trackingLink'
+>;
+type DeliveryErrorFields = Pick<DeliveryError, 'status' | 'date' | 'resolution' | 'comment'>;
+
+export const trackingResponse = (row: TrackingFields, formats: ApiFormats): TrackingResponse => ({
   status_date: formats.dateTime(row.statusDate),
   status: row.status,
   dispatch_date: formats.dateTime(row.dispatchDate),
@@ -180,7 +190,10 @@ const trackingResponse = (row: Tracking, formats: ApiFormats): TrackingResponse 
   tracking_link: row.trackingLink,
 });
 
-const detailedStatusResponse = (row: DetailedStatus, formats: ApiFormats): DetailedStatusResponse => ({
+export const detailedStatusResponse = (
+  row: DetailedStatusFields,
+  formats: ApiFormats,
+): DetailedStatusResponse => ({
   status_date: formats.dateTime(row.statusDate),
   status: row.status,
   location: row.location,
@@ -189,7 +202,10 @@ const detailedStatusResponse = (row: DetailedStatus, formats: ApiFormats): Detai
   tracking_link: row.trackingLink,
 });
 
-const deliveryErrorResponse = (row: DeliveryError, formats: ApiFormats): DeliveryErrorResponse => ({
+export const deliveryErrorResponse = (
+  row: DeliveryErrorFields,
+  formats: ApiFormats,
+): DeliveryErrorResponse => ({
   status: row.status,
   date: formats.dateTime(row.date),
   resolution: row.resolution,

@@ -1,0 +1,31 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/**
+ * The transaction a use case runs in. Normally each `transaction()` is its own; under `around()` every
+ * `transaction()` of the same async flow joins the one transaction `around()` opened, so something wrapped
+ * around a whole request (an idempotency key) commits or rolls back together with what the request changed.
+ */
+@Injectable()
+export class UnitOfWork {
+  private readonly ambient = new AsyncLocalStorage<EntityManager>();
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Runs `work` in the surrounding transaction when there is one, else in a new one. */
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const surrounding = this.ambient.getStore();
+    return surrounding ? work(surrounding) : this.dataSource.transaction(work);
+  }
+
+  /**
+   * Opens a transaction that every `transaction()` called from `work` joins. Work under it must read through
+   * the manager it is given (or `transaction()`), never through another pooled connection: holding one
+   * connection while waiting for a second is how a pool starves.
+   */
+  around<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction((manager) => this.ambient.run(manager, () => work(manager)));
+  }
+}

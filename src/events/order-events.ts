@@ -1,0 +1,56 @@
+import { orderRef } from '../orders/order-rules';
+import type { OrderState, OrderType } from '../orders/order-state';
+import type { EventType } from './event-types';
+
+/** An event about to be written: its type and its `data`, kept small and never carrying device credentials. */
+export interface EventDraft {
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
+/** The order as it is once the change is applied. */
+export interface OrderAfterChange {
+  id: number;
+  site: string;
+  state: OrderState;
+}
+
+/** What every event's data starts with: which order, and the state it is in after the change. */
+const about = (order: OrderAfterChange) => ({
+  order_id: order.id,
+  order_ref: orderRef(order.site, order.id),
+  state: order.state,
+});
+
+/** The event of each kind of change (CONTRACT §5); nested objects have the order response's shapes. */
+export const orderEvents = {
+  placed: (order: OrderAfterChange, orderType: OrderType, test: boolean): EventDraft => ({
+    type: 'order.placed',
+    data: { ...about(order), order_type: orderType, test },
+  }),
+  /** Field names only, never values. */
+  updated: (order: OrderAfterChange, changedFields: string[]): EventDraft => ({
+    type: 'order.updated',
+    data: { ...about(order), changed_fields: [...new Set(changedFields)].sort() },
+  }),
+  stateChanged: (order: OrderAfterChange, previousState: OrderState): EventDraft => ({
+    type: 'order.state_changed',
+    data: { ...about(order), previous_state: previousState },
+  }),
+  comment: (order: OrderAfterChange, userName: string, replaced: boolean): EventDraft => ({
+    type: 'order.comment',
+    data: { ...about(order), user_name: userName, replaced },
+  }),
+  tracking: (order: OrderAfterChange, tracking: object, replaced: boolean): EventDraft => ({
+    type: 'order.tracking',
+    data: { ...about(order), tracking, replaced },
+  }),
+  detailedStatus: (order: OrderAfterChange, detailedStatus: object): EventDraft => ({
+    type: 'order.detailed_status',
+    data: { ...about(order), detailed_status: detailedStatus },
+  }),
+  deliveryError: (order: OrderAfterChange, deliveryError: object): EventDraft => ({
+    type: 'order.delivery_error',
+    data: { ...about(order), delivery_error: deliveryError },
+  }),
+};

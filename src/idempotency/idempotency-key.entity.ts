@@ -1,0 +1,36 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Company } from '../companies/company.entity';
+
+/**
+ * A partner write carried out under an Idempotency-Key (CONTRACT §4): the request's fingerprint and the
+ * response to replay. The row is written in the same transaction as what the request changed.
+ */
+@Entity('idempotency_keys')
+@Index('idempotency_keys_expires_at_idx', ['expiresAt'])
+export class IdempotencyKey {
+  @PrimaryColumn({ name: 'company_id', type: 'integer', primaryKeyConstraintName: 'idempotency_keys_pkey' })
+  companyId!: number;
+
+  @ManyToOne(() => Company, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'company_id', foreignKeyConstraintName: 'idempotency_keys_company_id_fkey' })
+  company?: Company;
+
+  @PrimaryColumn({ type: 'varchar', length: 255, primaryKeyConstraintName: 'idempotency_keys_pkey' })
+  key!: string;
+
+  /** SHA-256 (hex) of the method, path and canonical JSON body: the same key with another request is a 422. */
+  @Column({ name: 'request_hash', type: 'char', length: 64 })
+  requestHash!: string;
+
+  @Column({ name: 'response_status', type: 'smallint' })
+  responseStatus!: number;
+
+  @Column({ name: 'response_body', type: 'json' })
+  responseBody!: object;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'expires_at', type: 'timestamptz' })
+  expiresAt!: Date;
+}

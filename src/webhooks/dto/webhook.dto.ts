@@ -1,0 +1,39 @@
+import { Transform } from 'class-transformer';
+import { IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
+import { DbInteger } from '../../common/db-integer.validator';
+import { PageQuery } from '../../common/pagination';
+import { RequiredText } from '../../common/required-text.validator';
+import { toInteger } from '../../common/transforms';
+
+export class CreateWebhookDto {
+  /** The company whose events are sent. @example 1 */
+  @IsDefined({ message: 'The company id field is required.' })
+  @Transform(toInteger)
+  @DbInteger('No company has this id.')
+  company_id!: number;
+
+  /**
+   * Where events are POSTed: http or https, on a public address (loopback, private and link-local
+   * addresses are refused unless WEBHOOK_ALLOW_PRIVATE=true).
+   * @example "https://hooks.example.com/restaurant-orders"
+   */
+  @RequiredText(2048)
+  url!: string;
+
+  /**
+   * The signing secret, `whsec_` and the base64 of 24 to 64 random bytes; one is generated when left out.
+   * @example "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+   */
+  @IsOptional()
+  @IsString({ message: 'The secret must be a string.' })
+  @MaxLength(100, { message: 'The secret must be whsec_ and the base64 of 24 to 64 bytes.' })
+  secret?: string;
+}
+
+export class ListWebhooksQuery extends PageQuery {
+  /** Only the endpoints of this company. */
+  @IsOptional()
+  @Transform(toInteger)
+  @DbInteger('No company has this id.')
+  company_id?: number;
+}

@@ -1,0 +1,106 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { ApiFormats } from '../../common/api-formats';
+import { EVENT_TYPES, type EventType, publicEventId } from '../../events/event-types';
+import {
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  type WebhookAttempt,
+  type WebhookDelivery,
+} from '../webhook-delivery.entity';
+import type { WebhookEndpoint } from '../webhook-endpoint.entity';
+
+/** A webhook endpoint as lists show it: never its secret. */
+export class WebhookResponse {
+  /** @example 3 */
+  id!: number;
+  /** @example 1 */
+  company_id!: number;
+  /** @example "https://hooks.example.com/restaurant-orders" */
+  url!: string;
+  /** False once deleted, or once the receiver answered 410 Gone. @example true */
+  active!: boolean;
+  /** Why the endpoint stopped receiving, when it did on its own. @example null */
+  disabled_reason!: string | null;
+  /** @example "2026-11-22T07:30" */
+  created_at!: string;
+  /** @example null */
+  deleted_at!: string | null;
+}
+
+/** The response to registering an endpoint: the only time its secret is shown. */
+export class CreatedWebhookResponse extends WebhookResponse {
+  /**
+   * Verify each delivery's `webhook-signature` with it (Standard Webhooks). Store it now: it cannot be shown again.
+   * @example "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+   */
+  secret!: string;
+}
+
+export class WebhookAttemptResponse {
+  /** @example "2026-11-22T07:30" */
+  attempted_at!: string;
+  /** The receiver's HTTP status; null when it did not answer. @example 503 */
+  status_code!: number | null;
+  /** @example 87 */
+  duration_ms!: number;
+  /** Why the attempt failed, or null. @example "HTTP 503 Service Unavailable" */
+  error!: string | null;
+}
+
+export class WebhookDeliveryResponse {
+  /** @example "981" */
+  id!: string;
+  /** The event's id, sent as `webhook-id`. @example "evt_1042" */
+  event_id!: string;
+  @ApiProperty({ enum: EVENT_TYPES, example: 'order.placed' })
+  event_type!: EventType;
+  /** pending (waiting for a try or a retry), succeeded, failed (given up after 24 hours or 410), cancelled (endpoint deleted or gone). */
+  @ApiProperty({ enum: DELIVERY_STATUSES, example: 'succeeded' })
+  status!: DeliveryStatus;
+  /** @example 2 */
+  attempt_count!: number;
+  /** When a pending delivery is tried next. @example "2026-11-22T07:31" */
+  next_attempt_at!: string | null;
+  /** @example "2026-11-22T07:30" */
+  created_at!: string;
+  /** @example "2026-11-22T07:31" */
+  delivered_at!: string | null;
+  /** Every try, oldest first. */
+  @ApiProperty({ type: [WebhookAttemptResponse] })
+  attempts!: WebhookAttemptResponse[];
+}
+
+export function toWebhookResponse(endpoint: WebhookEndpoint, formats: ApiFormats): WebhookResponse {
+  return {
+    id: endpoint.id,
+    company_id: endpoint.companyId,
+    url: endpoint.url,
+    active: endpoint.active,
+    disabled_reason: endpoint.disabledReason,
+    created_at: formats.dateTime(endpoint.createdAt),
+    deleted_at: formats.dateTime(endpoint.deletedAt),
+  };
+}
+
+export function toDeliveryResponse(
+  delivery: WebhookDelivery & { eventType: EventType },
+  attempts: WebhookAttempt[],
+  formats: ApiFormats,
+): WebhookDeliveryResponse {
+  return {
+    id: delivery.id,
+    event_id: publicEventId(delivery.eventId),
+    event_type: delivery.eventType,
+    status: delivery.status,
+    attempt_count: delivery.attemptCount,
+    next_attempt_at: delivery.status === 'pending' ? formats.dateTime(delivery.nextAttemptAt) : null,
+    created_at: formats.dateTime(delivery.createdAt),
+    delivered_at: formats.dateTime(delivery.deliveredAt),
+    attempts: attempts.map((attempt) => ({
+      attempted_at: formats.dateTime(attempt.attemptedAt),
+      status_code: attempt.statusCode,
+      duration_ms: attempt.durationMs,
+      error: attempt.error,
+    })),
+  };
+}

@@ -1,0 +1,88 @@
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
+import { OrderEvent } from '../events/order-event.entity';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
+import { oneOf } from '../database/check-constraint';
+
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * One event on its way to one endpoint: written with the event (the outbox), claimed by a dispatcher with
+ * FOR UPDATE SKIP LOCKED and a lease (next_attempt_at moves past the attempt), retried until it succeeds or
+ * its 24 hours are over.
+ */
+@Entity('webhook_deliveries')
+@Check('webhook_deliveries_status_known', oneOf('status', DELIVERY_STATUSES))
+@Index('webhook_deliveries_due_idx', ['nextAttemptAt'], { where: `status = 'pending'` })
+@Index('webhook_deliveries_endpoint_idx', ['endpointId', 'id'])
+@Index('webhook_deliveries_event_idx', ['eventId'])
+export class WebhookDelivery {
+  @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'webhook_deliveries_pkey' })
+  id!: string;
+
+  @Column({ name: 'event_id', type: 'bigint' })
+  eventId!: string;
+
+  @ManyToOne(() => OrderEvent, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'event_id', foreignKeyConstraintName: 'webhook_deliveries_event_id_fkey' })
+  event?: OrderEvent;
+
+  @Column({ name: 'endpoint_id', type: 'integer' })
+  endpointId!: number;
+
+  @ManyToOne(() => WebhookEndpoint, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'endpoint_id', foreignKeyConstraintName: 'webhook_deliveries_endpoint_id_fkey' })
+  endpoint?: WebhookEndpoint;
+
+  @Column({ type: 'varchar', length: 10, default: 'pending' })
+  status!: DeliveryStatus;
+
+  @Column({ name: 'attempt_count', type: 'integer', default: 0 })
+  attemptCount!: number;
+
+  @Column({ name: 'next_attempt_at', type: 'timestamptz' })
+  nextAttemptAt!: Date;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true })
+  deliveredAt!: Date | null;
+}
+
+/** One try at a delivery: what the receiver answered (or why it did not), and how long it took. */
+@Entity('webhook_attempts')
+@Index('webhook_attempts_delivery_idx', ['deliveryId', 'id'])
+export class WebhookAttempt {
+  @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'webhook_attempts_pkey' })
+  id!: string;
+
+  @Column({ name: 'delivery_id', type: 'bigint' })
+  deliveryId!: string;
+
+  @ManyToOne(() => WebhookDelivery, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'delivery_id', foreignKeyConstraintName: 'webhook_attempts_delivery_id_fkey' })
+  delivery?: WebhookDelivery;
+
+  @Column({ name: 'attempted_at', type: 'timestamptz' })
+  attemptedAt!: Date;
+
+  /** The receiver's HTTP status; null when there was no answer (timeout, refused, bad address). */
+  @Column({ name: 'status_code', type: 'smallint', nullable: true })
+  statusCode!: number | null;
+
+  @Column({ name: 'duration_ms', type: 'integer' })
+  durationMs!: number;
+
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  error!: string | null;
+}

@@ -1,0 +1,121 @@
+import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { PinoLogger } from 'nestjs-pino';
+import type { Environment } from '../config/environment';
+import { toEventResponse } from '../events/dto/event.response';
+import { publicEventId } from '../events/event-types';
+import { RETRY_WINDOW_MS, retryDelayMs } from './retry-schedule';
+import { type SendResult, sendWebhook } from './webhook-sender';
+import { type ClaimedDelivery, type DeliveryOutcome, WebhooksRepository } from './webhooks.repository';
+
+/** Deliveries sent at once by one dispatcher. */
+const BATCH_SIZE = 20;
+/** A claimed delivery is someone else's again this long after its attempt's timeout, if never recorded. */
+const LEASE_MARGIN_MS = 30_000;
+
+/**
+ * Delivers the outbox (CONTRACT §5). Every instance with WEBHOOK_DISPATCHER=true runs one loop: claim due
+ * deliveries (SKIP LOCKED, with a lease), POST them signed, record each attempt, and schedule the retry with
+ * backoff until the event is 24 hours old. Instances never send one delivery at the same time.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private timer?: NodeJS.Timeout;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private readonly enabled: boolean;
+  private readonly timeoutMs: number;
+  private readonly retryBaseMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly allowPrivate: boolean;
+
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    config: ConfigService<Environment, true>,
+    private readonly logger: PinoLogger,
+  ) {
+    this.logger.setContext(WebhookDispatcher.name);
+    this.enabled = config.get('WEBHOOK_DISPATCHER', { infer: true });
+    this.timeoutMs = config.get('WEBHOOK_TIMEOUT_MS', { infer: true });
+    this.retryBaseMs = config.get('WEBHOOK_RETRY_BASE_MS', { infer: true });
+    this.pollIntervalMs = config.get('WEBHOOK_POLL_INTERVAL_MS', { infer: true });
+    this.allowPrivate = config.get('WEBHOOK_ALLOW_PRIVATE', { infer: true });
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.enabled) this.schedule(0);
+  }
+
+  /** Lets the attempts in flight finish and be recorded before the pool closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.dispatchDue().then((more) => this.schedule(more ? 0 : this.pollIntervalMs));
+    }, delayMs);
+  }
+
+  /** Sends one batch; true when the batch was full, so more may be due at once. */
+  private async dispatchDue(): Promise<boolean> {
+    try {
+      const claimed = await this.webhooks.claimDue(BATCH_SIZE, this.timeoutMs + LEASE_MARGIN_MS);
+      await Promise.all(claimed.map((delivery) => this.deliver(delivery)));
+      return claimed.length === BATCH_SIZE;
+    } catch (error) {
+      this.logger.warn({ err: error }, 'Webhook dispatch failed; retrying at the next poll');
+      return false;
+    }
+  }
+
+  private async deliver(delivery: ClaimedDelivery): Promise<void> {
+    const attemptedAt = new Date();
+    const webhookId = publicEventId(delivery.event.id);
+    const result = await sendWebhook(
+      {
+        url: delivery.url,
+        secret: delivery.secret,
+        eventId: webhookId,
+        body: JSON.stringify(toEventResponse(delivery.event)),
+      },
+      { timeoutMs: this.timeoutMs, allowPrivate: this.allowPrivate },
+    );
+    const outcome = this.outcomeOf(delivery, result);
+    await this.webhooks.recordAttempt(
+      delivery,
+      { attemptedAt, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error },
+      outcome,
+    );
+    this.logger.info(
+      {
+        event: 'webhook_attempt',
+        webhookId,
+        deliveryId: delivery.id,
+        endpointId: delivery.endpointId,
+        attempt: delivery.attemptCount,
+        statusCode: result.statusCode,
+        durationMs: result.durationMs,
+        outcome: outcome.kind,
+      },
+      'Webhook attempt',
+    );
+  }
+
+  private outcomeOf(delivery: ClaimedDelivery, result: SendResult): DeliveryOutcome {
+    const status = result.statusCode;
+    if (status !== null && status >= 200 && status < 300) return { kind: 'succeeded' };
+    if (status === 410) return { kind: 'gone', reason: 'The receiver answered 410 Gone.' };
+    const delayMs = retryDelayMs(
+      delivery.attemptCount,
+      this.retryBaseMs,
+      Math.random(),
+      result.retryAfterMs ?? undefined,
+    );
+    const givesUpAt = delivery.createdAt.getTime() + RETRY_WINDOW_MS;
+    return Date.now() + delayMs > givesUpAt ? { kind: 'failed' } : { kind: 'retry', delayMs };
+  }
+}

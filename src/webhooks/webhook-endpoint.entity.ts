@@ -1,0 +1,46 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
+import { Company } from '../companies/company.entity';
+
+/** Where a company's events are POSTed (CONTRACT §5), with the secret they are signed with. */
+@Entity('webhook_endpoints')
+@Index('webhook_endpoints_company_idx', ['companyId', 'id'])
+export class WebhookEndpoint {
+  @PrimaryGeneratedColumn({ primaryKeyConstraintName: 'webhook_endpoints_pkey' })
+  id!: number;
+
+  @Column({ name: 'company_id', type: 'integer' })
+  companyId!: number;
+
+  @ManyToOne(() => Company, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'company_id', foreignKeyConstraintName: 'webhook_endpoints_company_id_fkey' })
+  company?: Company;
+
+  @Column({ type: 'varchar', length: 2048 })
+  url!: string;
+
+  /** `whsec_<base64>`: needed in full to sign, so it cannot be hashed; never listed, never logged. */
+  @Column({ type: 'varchar', length: 100 })
+  secret!: string;
+
+  /** False once the receiver answered 410 Gone, or once deleted: nothing more is sent. */
+  @Column({ type: 'boolean', default: true })
+  active!: boolean;
+
+  @Column({ name: 'disabled_reason', type: 'varchar', length: 255, nullable: true })
+  disabledReason!: string | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  /** Deleted endpoints are kept so their delivery log stays readable. */
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt!: Date | null;
+}

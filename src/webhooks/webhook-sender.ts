@@ -1,0 +1,99 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { Webhook } from 'standardwebhooks';
+import { publicOnlyLookup } from './webhook-url';
+
+export interface WebhookMessage {
+  url: string;
+  secret: string;
+  /** The event id: `webhook-id`, the same on every retry so receivers can deduplicate. */
+  eventId: string;
+  /** The raw JSON body, exactly as signed. */
+  body: string;
+}
+
+export interface SendResult {
+  /** The receiver's status, or null when it did not answer (refused, timed out, bad address). */
+  statusCode: number | null;
+  durationMs: number;
+  /** Why there was no answer, or the status line of a non-2xx one. */
+  error: string | null;
+  /** A Retry-After the receiver sent with a 429 or 503, in milliseconds. */
+  retryAfterMs: number | null;
+}
+
+const USER_AGENT = 'restaurant-orders-api-webhooks/1';
+/** What is read of a receiver's answer; the rest is discarded. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+function retryAfterMs(value: string | undefined): number | null {
+  if (!value) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
+/**
+ * POSTs one signed event (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature over
+ * `id.timestamp.body`). Success is a 2xx within the timeout; redirects are not followed (a 3xx is a failure);
+ * connections go only to public addresses unless `allowPrivate`.
+ */
+export function sendWebhook(
+  message: WebhookMessage,
+  options: { timeoutMs: number; allowPrivate: boolean },
+): Promise<SendResult> {
+  const started = performance.now();
+  const now = new Date();
+  const signature = new Webhook(message.secret).sign(message.eventId, now, message.body);
+  const url = new URL(message.url);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise<SendResult>((resolve) => {
+    const finish = (statusCode: number | null, error: string | null, retryAfter: number | null = null) =>
+      resolve({
+        statusCode,
+        durationMs: Math.round(performance.now() - started),
+        error,
+        retryAfterMs: retryAfter,
+      });
+    const outgoing = send(
+      url,
+      {
+        method: 'POST',
+        lookup: publicOnlyLookup(options.allowPrivate),
+        signal: AbortSignal.timeout(options.timeoutMs),
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(message.body),
+          'user-agent': USER_AGENT,
+          'webhook-id': message.eventId,
+          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+          'webhook-signature': signature,
+        },
+      },
+      (incoming) => {
+        let read = 0;
+        incoming.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > MAX_RESPONSE_BYTES) incoming.destroy();
+        });
+        incoming.on('close', () => {
+          const status = incoming.statusCode ?? 0;
+          if (status >= 200 && status < 300) return finish(status, null);
+          const retryAfter =
+            status === 429 || status === 503 ? retryAfterMs(incoming.headers['retry-after']) : null;
+          finish(
+            status,
+            `HTTP ${status}${incoming.statusMessage ? ` ${incoming.statusMessage}` : ''}`,
+            retryAfter,
+          );
+        });
+      },
+    );
+    outgoing.on('error', (error: Error) => {
+      const timedOut = error.name === 'AbortError' || error.name === 'TimeoutError';
+      finish(null, timedOut ? `No answer within ${options.timeoutMs} ms` : error.message.slice(0, 500));
+    });
+    outgoing.end(message.body);
+  });
+}

@@ -1,0 +1,93 @@
+import { Body, Controller, Delete, Get, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import type { Actor } from '../audit/actor';
+import { CurrentActor, Roles } from '../auth/auth.decorators';
+import { ApiFormats } from '../common/api-formats';
+import { idParam } from '../common/id-param.pipe';
+import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
+import { type Page, PageQuery, pageWindow } from '../common/pagination';
+import { CreateWebhookDto, ListWebhooksQuery } from './dto/webhook.dto';
+import {
+  CreatedWebhookResponse,
+  toDeliveryResponse,
+  toWebhookResponse,
+  WebhookDeliveryResponse,
+  WebhookResponse,
+} from './dto/webhook.response';
+import { WebhookNotFoundError } from './webhooks.errors';
+import { WebhooksService } from './webhooks.service';
+
+const webhookIdParam = () => idParam(() => new WebhookNotFoundError());
+
+/** A company's webhook endpoints (CONTRACT §5, §6). Events are signed with Standard Webhooks headers. */
+@ApiTags('admin')
+@ApiBearerAuth()
+@Roles('admin')
+@Controller('api/v2/admin/webhooks')
+export class WebhooksController {
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly formats: ApiFormats,
+  ) {}
+
+  /**
+   * Registers an endpoint for a company's events. The response is the only time its secret is shown; hand
+   * it to the partner, who verifies every delivery with it.
+   */
+  @Post()
+  @ApiErrorResponses(400, 401, 403, 429)
+  async create(
+    @CurrentActor() actor: Actor,
+    @Body() body: CreateWebhookDto,
+  ): Promise<CreatedWebhookResponse> {
+    const endpoint = await this.webhooks.create(actor, {
+      companyId: body.company_id,
+      url: body.url,
+      secret: body.secret,
+    });
+    return { ...toWebhookResponse(endpoint, this.formats), secret: endpoint.secret };
+  }
+
+  /** Lists endpoints that are not deleted, by id, optionally of one company. Secrets are never shown. */
+  @Get()
+  @ApiPageResponse(WebhookResponse)
+  @ApiErrorResponses(400, 401, 403, 429)
+  async list(@Query() query: ListWebhooksQuery, @Req() request: Request): Promise<Page<WebhookResponse>> {
+    const { offset, limit } = pageWindow(query);
+    const rows = await this.webhooks.list({ companyId: query.company_id }, offset, limit);
+    return this.formats.page(
+      rows.map((endpoint) => toWebhookResponse(endpoint, this.formats)),
+      query,
+      request,
+    );
+  }
+
+  /** Deletes an endpoint: nothing more is sent to it and waiting deliveries are cancelled. */
+  @Delete(':id')
+  @ApiErrorResponses(401, 403, 404, 429)
+  async remove(
+    @CurrentActor() actor: Actor,
+    @Param('id', webhookIdParam()) id: number,
+  ): Promise<WebhookResponse> {
+    return toWebhookResponse(await this.webhooks.remove(actor, id), this.formats);
+  }
+
+  /** The delivery log of an endpoint (deleted ones too), newest first, with every attempt. */
+  @Get(':id/deliveries')
+  @ApiPageResponse(WebhookDeliveryResponse)
+  @ApiErrorResponses(400, 401, 403, 404, 429)
+  async deliveries(
+    @Param('id', webhookIdParam()) id: number,
+    @Query() query: PageQuery,
+    @Req() request: Request,
+  ): Promise<Page<WebhookDeliveryResponse>> {
+    const { offset, limit } = pageWindow(query);
+    const rows = await this.webhooks.deliveries(id, offset, limit);
+    return this.formats.page(
+      rows.map(({ delivery, attempts }) => toDeliveryResponse(delivery, attempts, this.formats)),
+      query,
+      request,
+    );
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { CompaniesModule } from '../companies/companies.module';
+import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhooksController } from './webhooks.controller';
+import { WebhooksRepository } from './webhooks.repository';
+import { WebhooksService } from './webhooks.service';
+
+@Module({
+  imports: [AuditModule, CompaniesModule],
+  controllers: [WebhooksController],
+  providers: [WebhooksRepository, WebhooksService, WebhookDispatcher],
+})
+export class WebhooksModule {}

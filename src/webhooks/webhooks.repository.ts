@@ -1,0 +1,172 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager, In, IsNull } from 'typeorm';
+import type { OrderEvent } from '../events/order-event.entity';
+import { WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
+
+/** A delivery a dispatcher has claimed, with what it needs to send it. */
+export interface ClaimedDelivery {
+  id: string;
+  attemptCount: number;
+  createdAt: Date;
+  endpointId: number;
+  url: string;
+  secret: string;
+  event: Pick<OrderEvent, 'id' | 'type' | 'data' | 'createdAt'>;
+}
+
+interface ClaimedRow {
+  id: string;
+  attempt_count: number;
+  created_at: Date;
+  endpoint_id: number;
+  url: string;
+  secret: string;
+  event_id: string;
+  event_type: OrderEvent['type'];
+  event_data: Record<string, unknown>;
+  event_created_at: Date;
+}
+
+/** How a claimed delivery ends this attempt. */
+export type DeliveryOutcome =
+  | { kind: 'succeeded' }
+  | { kind: 'retry'; delayMs: number }
+  | { kind: 'failed' }
+  | { kind: 'gone'; reason: string };
+
+@Injectable()
+export class WebhooksRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  insertEndpoint(
+    manager: EntityManager,
+    values: Pick<WebhookEndpoint, 'companyId' | 'url' | 'secret'>,
+  ): Promise<WebhookEndpoint> {
+    return manager.save(manager.create(WebhookEndpoint, values));
+  }
+
+  findEndpoint(
+    id: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<WebhookEndpoint | null> {
+    return manager.findOneBy(WebhookEndpoint, { id });
+  }
+
+  /** Endpoints not deleted, by id (webhook_endpoints_company_idx when filtered by company). */
+  listEndpoints(filter: { companyId?: number }, offset: number, limit: number): Promise<WebhookEndpoint[]> {
+    return this.dataSource.manager.find(WebhookEndpoint, {
+      where: {
+        deletedAt: IsNull(),
+        ...(filter.companyId === undefined ? {} : { companyId: filter.companyId }),
+      },
+      order: { id: 'ASC' },
+      skip: offset,
+      take: limit,
+    });
+  }
+
+  /** Stops an endpoint: nothing more is queued for it, and what was waiting is cancelled. */
+  async deactivate(
+    manager: EntityManager,
+    id: number,
+    values: Partial<Pick<WebhookEndpoint, 'disabledReason' | 'deletedAt'>>,
+  ): Promise<void> {
+    await manager.update(WebhookEndpoint, { id }, { ...values, active: false });
+    await manager.update(WebhookDelivery, { endpointId: id, status: 'pending' }, { status: 'cancelled' });
+  }
+
+  /** An endpoint's deliveries, newest first (webhook_deliveries_endpoint_idx), with their events' types. */
+  async listDeliveries(
+    endpointId: number,
+    offset: number,
+    limit: number,
+  ): Promise<(WebhookDelivery & { eventType: OrderEvent['type'] })[]> {
+    const rows = await this.dataSource.manager
+      .createQueryBuilder(WebhookDelivery, 'd')
+      .innerJoinAndSelect('d.event', 'e')
+      .where('d.endpoint_id = :endpointId', { endpointId })
+      .orderBy('d.id', 'DESC')
+      .offset(offset)
+      .limit(limit)
+      .getMany();
+    return rows.map((row) => Object.assign(row, { eventType: row.event!.type }));
+  }
+
+  /** Every attempt of the given deliveries, oldest first, in one statement. */
+  attemptsOf(deliveryIds: string[]): Promise<WebhookAttempt[]> {
+    if (deliveryIds.length === 0) return Promise.resolve([]);
+    return this.dataSource.manager.find(WebhookAttempt, {
+      where: { deliveryId: In(deliveryIds) },
+      order: { deliveryId: 'ASC', id: 'ASC' },
+    });
+  }
+
+  /**
+   * Claims up to `limit` due deliveries for this dispatcher: rows another dispatcher is claiming are skipped
+   * (SKIP LOCKED), and each claimed row's next_attempt_at moves `leaseMs` ahead, so no one else takes it
+   * while it is being sent, and it comes back by itself if this process dies.
+   */
+  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const rows: ClaimedRow[] = await this.dataSource.query(
+      `WITH due AS (
+         SELECT id FROM webhook_deliveries
+         WHERE status = 'pending' AND next_attempt_at <= now()
+         ORDER BY next_attempt_at
+         LIMIT $1
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE webhook_deliveries d
+       SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000),
+           attempt_count = d.attempt_count + 1
+       FROM due, events e, webhook_endpoints w
+       WHERE d.id = due.id AND e.id = d.event_id AND w.id = d.endpoint_id
+       RETURNING d.id, d.attempt_count, d.created_at, w.id AS endpoint_id, w.url, w.secret,
+                 e.id AS event_id, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at`,
+      [limit, leaseMs],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      attemptCount: row.attempt_count,
+      createdAt: row.created_at,
+      endpointId: row.endpoint_id,
+      url: row.url,
+      secret: row.secret,
+      event: {
+        id: row.event_id,
+        type: row.event_type,
+        data: row.event_data,
+        createdAt: row.event_created_at,
+      },
+    }));
+  }
+
+  /** Records one attempt and where the delivery goes from it, in one transaction. */
+  recordAttempt(
+    delivery: ClaimedDelivery,
+    attempt: Pick<WebhookAttempt, 'attemptedAt' | 'statusCode' | 'durationMs' | 'error'>,
+    outcome: DeliveryOutcome,
+  ): Promise<void> {
+    return this.dataSource.transaction(async (manager) => {
+      await manager.insert(WebhookAttempt, { ...attempt, deliveryId: delivery.id });
+      const pending = { id: delivery.id, status: 'pending' as const };
+      switch (outcome.kind) {
+        case 'succeeded':
+          await manager.update(WebhookDelivery, pending, { status: 'succeeded', deliveredAt: () => 'now()' });
+          return;
+        case 'retry':
+          await manager.update(WebhookDelivery, pending, {
+            nextAttemptAt: new Date(Date.now() + outcome.delayMs),
+          });
+          return;
+        case 'failed':
+          await manager.update(WebhookDelivery, pending, { status: 'failed' });
+          return;
+        case 'gone':
+          await manager.update(WebhookDelivery, pending, { status: 'failed' });
+          await this.deactivate(manager, delivery.endpointId, { disabledReason: outcome.reason });
+      }
+    });
+  }
+}

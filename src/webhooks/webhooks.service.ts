@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Actor } from '../audit/actor';
+import { AuditService } from '../audit/audit.service';
+import { CompaniesRepository } from '../companies/companies.repository';
+import { fieldError } from '../common/domain-error';
+import { groupBy } from '../common/group-by';
+import type { Environment } from '../config/environment';
+import { UnitOfWork } from '../database/unit-of-work';
+import type { EventType } from '../events/event-types';
+import type { WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
+import type { WebhookEndpoint } from './webhook-endpoint.entity';
+import { generateWebhookSecret, isValidWebhookSecret } from './webhook-secret';
+import { webhookHostError, webhookUrlFormError } from './webhook-url';
+import { WebhookNotFoundError } from './webhooks.errors';
+import { WebhooksRepository } from './webhooks.repository';
+
+export interface NewWebhook {
+  companyId: number;
+  url: string;
+  secret?: string;
+}
+
+export interface DeliveryWithAttempts {
+  delivery: WebhookDelivery & { eventType: EventType };
+  attempts: WebhookAttempt[];
+}
+
+/** Admins register and remove a company's webhook endpoints and read their delivery log (CONTRACT §6). */
+@Injectable()
+export class WebhooksService {
+  private readonly allowPrivate: boolean;
+
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly webhooks: WebhooksRepository,
+    private readonly companies: CompaniesRepository,
+    private readonly audit: AuditService,
+    config: ConfigService<Environment, true>,
+  ) {
+    this.allowPrivate = config.get('WEBHOOK_ALLOW_PRIVATE', { infer: true });
+  }
+
+  /** Registers an endpoint; the returned secret is the only time it is shown. */
+  async create(actor: Actor, input: NewWebhook): Promise<WebhookEndpoint> {
+    const urlError = webhookUrlFormError(input.url) ?? (await webhookHostError(input.url, this.allowPrivate));
+    if (urlError) throw fieldError('url', urlError);
+    if (input.secret !== undefined && !isValidWebhookSecret(input.secret)) {
+      throw fieldError('secret', 'The secret must be whsec_ and the base64 of 24 to 64 bytes.');
+    }
+    return this.unitOfWork.transaction(async (manager) => {
+      if (!(await this.companies.findById(input.companyId, manager))) {
+        throw fieldError('company_id', 'No company has this id.');
+      }
+      const endpoint = await this.webhooks.insertEndpoint(manager, {
+        companyId: input.companyId,
+        url: input.url,
+        secret: input.secret ?? generateWebhookSecret(),
+      });
+      await this.audit.record(manager, actor, {
+        action: 'webhook.created',
+        targetType: 'webhook',
+        targetId: endpoint.id,
+        companyId: endpoint.companyId,
+        changedFields: ['url', 'secret'],
+      });
+      return endpoint;
+    });
+  }
+
+  list(filter: { companyId?: number }, offset: number, limit: number): Promise<WebhookEndpoint[]> {
+    return this.webhooks.listEndpoints(filter, offset, limit);
+  }
+
+  /** Deletes an endpoint: nothing more is sent to it, waiting deliveries are cancelled, its log stays. */
+  remove(actor: Actor, id: number): Promise<WebhookEndpoint> {
+    return this.unitOfWork.transaction(async (manager) => {
+      const endpoint = await this.webhooks.findEndpoint(id, manager);
+      if (!endpoint || endpoint.deletedAt) throw new WebhookNotFoundError();
+      await this.webhooks.deactivate(manager, id, { deletedAt: new Date() });
+      await this.audit.record(manager, actor, {
+        action: 'webhook.deleted',
+        targetType: 'webhook',
+        targetId: id,
+        companyId: endpoint.companyId,
+        changedFields: ['active', 'deleted_at'],
+      });
+      return (await this.webhooks.findEndpoint(id, manager))!;
+    });
+  }
+
+  /** An endpoint's deliveries, newest first, each with its attempts: three statements whatever the page size. */
+  async deliveries(id: number, offset: number, limit: number): Promise<DeliveryWithAttempts[]> {
+    if (!(await this.webhooks.findEndpoint(id))) throw new WebhookNotFoundError();
+    const deliveries = await this.webhooks.listDeliveries(id, offset, limit);
+    const attempts = groupBy(
+      await this.webhooks.attemptsOf(deliveries.map((row) => row.id)),
+      (row) => row.deliveryId,
+    );
+    return deliveries.map((delivery) => ({ delivery, attempts: attempts.get(delivery.id) ?? [] }));
+  }
+}
