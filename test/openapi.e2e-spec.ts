@@ -28,13 +28,14 @@ describe('the OpenAPI document', () => {
   });
 
   const ROUTES: [string, string, number[]][] = [
-    ['post', '/api/v2/order', [201, 400, 401, 403, 429]],
+    ['post', '/api/v2/order', [201, 400, 401, 403, 409, 422, 429]],
     ['get', '/api/v2/order', [200, 400, 401, 403, 429]],
     ['get', '/api/v2/orders', [200, 400, 401, 403, 429]],
     ['get', '/api/v2/order/{id}', [200, 401, 403, 404, 429]],
-    ['post', '/api/v2/order/{id}/update', [200, 400, 401, 403, 404, 409, 412, 429]],
-    ['post', '/api/v2/order/{id}/comment', [200, 400, 401, 403, 404, 429]],
-    ['post', '/api/v2/order/{id}/cancel', [200, 401, 403, 404, 409, 412, 429]],
+    ['post', '/api/v2/order/{id}/update', [200, 400, 401, 403, 404, 409, 412, 422, 429]],
+    ['post', '/api/v2/order/{id}/comment', [200, 400, 401, 403, 404, 409, 422, 429]],
+    ['post', '/api/v2/order/{id}/cancel', [200, 401, 403, 404, 409, 412, 422, 429]],
+    ['get', '/api/v2/events', [200, 400, 401, 403, 429]],
     ['get', '/api/v2/logistics/orders', [200, 400, 401, 403, 429]],
     ['post', '/api/v2/logistics/orders/{id}/sent', [200, 401, 403, 404, 409, 412, 429]],
     [
@@ -55,6 +56,10 @@ describe('the OpenAPI document', () => {
     ['post', '/api/v2/admin/products', [201, 400, 401, 403, 429]],
     ['patch', '/api/v2/admin/products/{id}', [200, 400, 401, 403, 404, 429]],
     ['post', '/api/v2/admin/products/{id}/variations', [201, 400, 401, 403, 404, 429]],
+    ['post', '/api/v2/admin/webhooks', [201, 400, 401, 403, 429]],
+    ['get', '/api/v2/admin/webhooks', [200, 400, 401, 403, 429]],
+    ['delete', '/api/v2/admin/webhooks/{id}', [200, 401, 403, 404, 429]],
+    ['get', '/api/v2/admin/webhooks/{id}/deliveries', [200, 400, 401, 403, 404, 429]],
   ];
 
   it.each(ROUTES)(
@@ -75,6 +80,7 @@ describe('the OpenAPI document', () => {
     ['post', '/api/v2/order/{id}/update', 'UpdateOrderDto'],
     ['post', '/api/v2/order/{id}/comment', 'CommentDto'],
     ['post', '/api/v2/admin/tokens', 'CreateTokenDto'],
+    ['post', '/api/v2/admin/webhooks', 'CreateWebhookDto'],
   ])('documents the body of %s %s as %s, with examples', (method, path, schema) => {
     expect(JSON.stringify(document.paths[path][method].requestBody)).toContain(
       `#/components/schemas/${schema}`,
@@ -105,6 +111,19 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(document.components.schemas.OrderResponse.properties!)).toContain('comments');
     expect(Object.keys(document.components.schemas.OrderListItemResponse.properties!)).toContain(
       'partner_comments',
+    );
+  });
+
+  it.each([
+    '/api/v2/order',
+    '/api/v2/order/{id}/update',
+    '/api/v2/order/{id}/comment',
+    '/api/v2/order/{id}/cancel',
+  ])('documents the Idempotency-Key header of POST %s', (path) => {
+    const parameters = (document.paths[path].post as { parameters?: { name: string; in: string }[] })
+      .parameters;
+    expect(parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]),
     );
   });
 
