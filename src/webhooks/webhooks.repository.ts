@@ -109,7 +109,8 @@ export class WebhooksRepository {
    * while it is being sent, and it comes back by itself if this process dies.
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const rows: ClaimedRow[] = await this.dataSource.query(
+    // For UPDATE … RETURNING, TypeORM answers [rows, affected count].
+    const [rows]: [ClaimedRow[], number] = await this.dataSource.query(
       `WITH due AS (
          SELECT id FROM webhook_deliveries
          WHERE status = 'pending' AND next_attempt_at <= now()

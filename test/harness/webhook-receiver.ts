@@ -59,7 +59,11 @@ export async function startWebhookReceiver(
         () => `Webhooks not received in time; got ${received.length}`,
         timeoutMs,
       ),
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
