@@ -26,5 +26,10 @@ export default tseslint.config(
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   { files: ['jest.config.js'], languageOptions: { globals: { module: 'writable' } } },
+  {
+    files: ['examples/**/*.mjs'],
+    languageOptions: { globals: { console: 'readonly', Buffer: 'readonly' } },
+    rules: { 'no-console': 'off' },
+  },
   prettier,
 );

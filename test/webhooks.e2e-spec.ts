@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
 import { eventually } from './harness/eventually';
@@ -396,6 +398,51 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
       .get('/api/v2/admin/webhooks/999999/deliveries')
       .set(as(admin))
       .expect(404, { message: 'Webhook not found.' });
+  });
+
+  it("the README's example receiver verifies real deliveries and refuses a forged one", async () => {
+    const partner = await fixtures.partner();
+    const secret = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;
+    const example = spawn(process.execPath, [join(__dirname, '..', 'examples', 'webhook-receiver.mjs')], {
+      env: { PATH: process.env.PATH, WEBHOOK_SECRET: secret, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let printed = '';
+    example.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    const lines = () =>
+      printed
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    try {
+      await eventually(
+        () => lines().some((line) => line.listening),
+        () => 'The example did not start',
+      );
+      const url = `http://127.0.0.1:${lines()[0].listening as number}/`;
+      await api()
+        .post('/api/v2/admin/webhooks')
+        .set(as(admin))
+        .send({ company_id: partner.companyId, url, secret })
+        .expect(201);
+      const id = await place(partner);
+      await eventually(
+        () => lines().some((line) => line.order_id === id),
+        () => `The example printed: ${printed}`,
+      );
+      expect(lines().find((line) => line.order_id === id)).toMatchObject({
+        verified: true,
+        type: 'order.placed',
+      });
+      const forged = await request(url)
+        .post('/')
+        .set({ 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) })
+        .set('webhook-signature', `v1,${Buffer.alloc(32).toString('base64')}`)
+        .send({ id: 'evt_1', type: 'order.placed', data: { order_id: 1 } });
+      expect(forged.status).toBe(400);
+    } finally {
+      example.kill();
+    }
   });
 
   it('keeps the webhook routes to admins and the feed to partners', async () => {
