@@ -7,6 +7,7 @@ import { type Body, Fixtures, orderBody, type Partner } from './harness/factorie
 import { type RunningService, startService } from './harness/service';
 import {
   hasValidSignature,
+  NO_ANSWER,
   type ReceivedWebhook,
   startWebhookReceiver,
   type WebhookReceiver,
@@ -88,6 +89,8 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
   beforeAll(async () => {
     receiver = await startWebhookReceiver((incoming, before) => {
       if (incoming.path === '/gone') return 410;
+      if (incoming.path === '/hang') return NO_ANSWER;
+      if (incoming.path === '/redirect') return 302;
       if (incoming.path === '/flaky') {
         const tries = before.filter(
           (entry) => entry.headers['webhook-id'] === incoming.headers['webhook-id'],
@@ -314,6 +317,36 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
       [500, 'HTTP 500 Internal Server Error'],
       [200, null],
     ]);
+  });
+
+  it('gives a receiver WEBHOOK_TIMEOUT_MS to answer, and counts a redirect as a failure, retrying both', async () => {
+    const partner = await fixtures.partner();
+    const hanging = await register(partner.companyId, '/hang');
+    const redirecting = await register(partner.companyId, '/redirect');
+    await place(partner);
+    let attempts: Record<
+      string,
+      { status_code: number | null; error: string | null; duration_ms: number }[]
+    > = {};
+    await eventually(
+      async () => {
+        attempts = {
+          hang: (await deliveriesOf(hanging.id))[0]?.attempts ?? [],
+          redirect: (await deliveriesOf(redirecting.id))[0]?.attempts ?? [],
+        };
+        return attempts.hang.length >= 1 && attempts.redirect.length >= 2;
+      },
+      () => `Attempts so far: ${JSON.stringify(attempts)}`,
+    );
+    expect(attempts.hang[0]).toMatchObject({ status_code: null, error: 'No answer within 1000 ms' });
+    expect(attempts.hang[0].duration_ms).toBeGreaterThanOrEqual(1000);
+    expect(attempts.redirect.slice(0, 2).map((attempt) => [attempt.status_code, attempt.error])).toEqual([
+      [302, 'HTTP 302 Found'],
+      [302, 'HTTP 302 Found'],
+    ]);
+    expect(receiver.received.filter((webhook) => webhook.path === '/elsewhere')).toEqual([]);
+    await api().delete(`/api/v2/admin/webhooks/${hanging.id}`).set(as(admin)).expect(200);
+    await api().delete(`/api/v2/admin/webhooks/${redirecting.id}`).set(as(admin)).expect(200);
   });
 
   it('stops sending to an endpoint that answers 410 Gone', async () => {

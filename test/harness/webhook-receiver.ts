@@ -23,9 +23,12 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
+/** What `answer` returns to leave a request unanswered (until the receiver closes): a receiver that hangs. */
+export const NO_ANSWER = 0;
+
 /**
  * A local webhook receiver. `answer` decides each request's status from what it is and what came before it
- * (for example: fail the first two tries of each webhook-id).
+ * (for example: fail the first two tries of each webhook-id), or NO_ANSWER.
  */
 export async function startWebhookReceiver(
   answer: (request: Omit<ReceivedWebhook, 'status'>, before: ReceivedWebhook[]) => number = () => 200,
@@ -42,7 +45,9 @@ export async function startWebhookReceiver(
       };
       const status = answer(incoming, received);
       received.push({ ...incoming, status });
-      response.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+      if (status === NO_ANSWER) return;
+      const location = status >= 300 && status < 400 ? { location: '/elsewhere' } : {};
+      response.writeHead(status, { 'content-type': 'text/plain', ...location }).end('ok');
     });
   });
   server.listen(0, '127.0.0.1');
