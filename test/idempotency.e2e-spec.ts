@@ -135,10 +135,25 @@ describe('Idempotency-Key on partner writes (CONTRACT §4)', () => {
     expect(await ordersOf(partner.companyId)).toBe(1);
   });
 
-  it('creates exactly one order when 20 identical requests arrive at once', async () => {
+  it('creates exactly one order when 20 identical requests arrive at once on two instances', async () => {
     const key = randomUUID();
     const body = orderBody(productId);
-    const responses = await Promise.all(Array.from({ length: 20 }, () => place(key, body)));
+    const other = await startService({
+      env: {
+        DATABASE_URL: service.databaseUrl!,
+        WEBHOOK_DISPATCHER: 'false',
+        RATE_LIMIT_PER_MINUTE: '100000',
+      },
+    });
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        request(index % 2 === 0 ? service.url : other.url)
+          .post('/api/v2/order')
+          .set(as(partner))
+          .set('Idempotency-Key', key)
+          .send(body),
+      ),
+    ).finally(() => other.stop());
     const statuses = responses.map((response) => response.status);
     expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
     const created = responses.filter((response) => response.status === 201);

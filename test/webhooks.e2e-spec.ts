@@ -467,11 +467,17 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
         verified: true,
         type: 'order.placed',
       });
-      const forged = await request(url)
-        .post('/')
-        .set({ 'webhook-id': 'evt_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) })
-        .set('webhook-signature', `v1,${Buffer.alloc(32).toString('base64')}`)
-        .send({ id: 'evt_1', type: 'order.placed', data: { order_id: 1 } });
+      // fetch, not supertest: the e2e contract check reads the OpenAPI document of whatever supertest calls.
+      const forged = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'webhook-id': 'evt_1',
+          'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+          'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')}`,
+        },
+        body: JSON.stringify({ id: 'evt_1', type: 'order.placed', data: { order_id: 1 } }),
+      });
       expect(forged.status).toBe(400);
     } finally {
       example.kill();

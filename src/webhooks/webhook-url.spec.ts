@@ -1,4 +1,13 @@
-import { isPublicAddress, webhookUrlFormError } from './webhook-url';
+import type { LookupAddress } from 'node:dns';
+import { isPublicAddress, publicOnlyLookup, webhookUrlFormError } from './webhook-url';
+
+/** Resolves a host through the webhook sender's lookup, as an outgoing connection would. */
+const connectLookup = (host: string, allowPrivate: boolean) =>
+  new Promise<LookupAddress[]>((resolve, reject) =>
+    publicOnlyLookup(allowPrivate)(host, { all: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses as unknown as LookupAddress[]),
+    ),
+  );
 
 describe('isPublicAddress', () => {
   it.each(['93.184.216.34', '8.8.8.8', '2606:2800:220:1:248:1893:25c8:1946'])('accepts %s', (address) => {
@@ -35,5 +44,20 @@ describe('webhookUrlFormError', () => {
     expect(webhookUrlFormError('file:///etc/passwd')).toMatch(/http or https/);
     expect(webhookUrlFormError('/orders')).toMatch(/absolute/);
     expect(webhookUrlFormError('https://user:pw@hooks.example.com/')).toMatch(/user name or password/);
+  });
+});
+
+describe('publicOnlyLookup (every outgoing webhook connection)', () => {
+  it('refuses to connect to a host that resolves to loopback, even if it was public when registered', async () => {
+    await expect(connectLookup('localhost', false)).rejects.toThrow(
+      'localhost resolves only to non-public addresses',
+    );
+  });
+
+  it('connects to it when WEBHOOK_ALLOW_PRIVATE is set', async () => {
+    const addresses = await connectLookup('localhost', true);
+    expect(addresses.map((entry) => entry.address)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^(127\.0\.0\.1|::1)$/)]),
+    );
   });
 });
