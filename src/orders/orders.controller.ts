@@ -123,7 +123,7 @@ export class OrdersController {
     },
   })
   @ApiHeader(IF_MATCH)
-  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 429)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 429)
   async update(
     @CurrentActor() actor: Actor,
     @CurrentPrincipal() principal: Principal,
