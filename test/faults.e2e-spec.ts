@@ -98,7 +98,7 @@ describe('the database going away mid-run', () => {
       for (const answer of await inFlight) expect([answer.expected, 503]).toContain(answer.status);
 
       const whileDown = await burst(service.url, partner, productId, orderId);
-      expect(whileDown.map((answer: Answer) => [answer.status, answer.body])).toEqual(
+      expect(whileDown.map((answer) => [answer.status, answer.body])).toEqual(
         whileDown.map(() => [503, UNAVAILABLE]),
       );
       await request(service.url).get('/health/ready').timeout(REQUEST_BOUND_MS).expect(503, UNAVAILABLE);
