@@ -12,6 +12,7 @@ module.exports = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   globalSetup: '<rootDir>/test/harness/global-setup.ts',
   globalTeardown: '<rootDir>/test/harness/global-teardown.ts',
+  setupFilesAfterEnv: ['<rootDir>/test/harness/openapi-contract-hook.ts'],
   testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -1,14 +1,27 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiExtraModels, ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiBody,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import type { Actor } from '../audit/actor';
 import { CurrentActor, CurrentPrincipal, Roles } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { idParam } from '../common/id-param.pipe';
-import { ApiErrorResponses } from '../common/openapi.decorators';
+import { ApiErrorResponses, ValidationErrorBody } from '../common/openapi.decorators';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { CommentOrderNotFoundError } from './comments.errors';
 import { CommentsService } from './comments.service';
-import { CommentDto, CommentSuccessResponse } from './dto/comment.dto';
+import {
+  CommentDto,
+  CommentOrderNotFoundBody,
+  CommentSuccessResponse,
+  CommentValidationErrorBody,
+} from './dto/comment.dto';
 
 @ApiTags('orders')
 @ApiBearerAuth()
@@ -21,12 +34,19 @@ export class CommentsController {
   @Post(':id/comment')
   @HttpCode(200)
   @ApiBody({ type: CommentDto })
-  @ApiExtraModels(CommentSuccessResponse)
+  @ApiExtraModels(CommentSuccessResponse, CommentValidationErrorBody, CommentOrderNotFoundBody)
   @ApiOkResponse({ type: CommentSuccessResponse, example: { success: true } })
   @ApiResponse({
     status: 400,
     description:
-      'partner_comment missing, not a string, blank or over 5,000 characters (spec §4.5 body: one string per field).',
+      'partner_comment missing, not a string, blank or over 5,000 characters (spec §4.5 body: one string per ' +
+      'field); malformed JSON has the general shape (`errors.body`: an array).',
+    schema: {
+      anyOf: [
+        { $ref: getSchemaPath(CommentValidationErrorBody) },
+        { $ref: getSchemaPath(ValidationErrorBody) },
+      ],
+    },
     example: {
       message: 'Validation failed',
       errors: { partner_comment: 'The partner comment field is required.' },
@@ -35,10 +55,11 @@ export class CommentsController {
   @ApiResponse({
     status: 404,
     description: 'No such order of your company.',
+    type: CommentOrderNotFoundBody,
     example: { success: false, message: 'Order not found.' },
   })
   @Idempotent()
-  @ApiErrorResponses(401, 403, 409, 422, 429)
+  @ApiErrorResponses(401, 403, 409, 413, 422, 429)
   async comment(
     @CurrentActor() actor: Actor,
     @CurrentPrincipal() principal: Principal,

@@ -22,7 +22,7 @@ export class CompaniesController {
 
   /** Creates a partner company. */
   @Post()
-  @ApiErrorResponses(400, 401, 403, 429)
+  @ApiErrorResponses(400, 401, 403, 413, 429)
   async create(@CurrentActor() actor: Actor, @Body() body: CreateCompanyDto): Promise<CompanyResponse> {
     return toCompanyResponse(await this.companies.create(actor, body), this.formats);
   }

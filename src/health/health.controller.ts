@@ -1,7 +1,14 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../auth/auth.decorators';
+import { MessageBody } from '../common/openapi.decorators';
 
 @ApiTags('health')
 @Public()
@@ -22,6 +29,13 @@ export class HealthController {
 
   /** The service can do its work: the database answers within a second. 503 otherwise. */
   @Get('ready')
+  // The 503 body is the contract's, written by the exception filter, not the one terminus documents.
+  @ApiServiceUnavailableResponse({
+    description: 'The database does not answer.',
+    schema: { $ref: getSchemaPath(MessageBody) },
+    example: { message: 'Service unavailable.' },
+  })
+  @ApiExtraModels(MessageBody)
   @HealthCheck()
   @ApiOperation({ summary: 'Readiness: the database answers (503 when it does not).' })
   ready() {

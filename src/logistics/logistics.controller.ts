@@ -75,7 +75,7 @@ export class LogisticsController {
   @ApiHeader(IF_MATCH)
   @ApiOkResponse({ type: LogisticsOrderResponse, description: 'The tracking was replaced.' })
   @ApiCreatedResponse({ type: LogisticsOrderResponse, description: 'The tracking was created.' })
-  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 429)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 429)
   async putTracking(
     @CurrentActor() actor: Actor,
     @Param('id', orderIdParam()) id: number,
@@ -99,7 +99,7 @@ export class LogisticsController {
   @Post(':id/detailed-statuses')
   @ApiHeader(IF_MATCH)
   @ApiCreatedResponse({ type: LogisticsOrderResponse })
-  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 429)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 429)
   async addDetailedStatus(
     @CurrentActor() actor: Actor,
     @Param('id', orderIdParam()) id: number,
@@ -117,7 +117,7 @@ export class LogisticsController {
   @Post(':id/delivery-errors')
   @ApiHeader(IF_MATCH)
   @ApiCreatedResponse({ type: LogisticsOrderResponse })
-  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 429)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 429)
   async addDeliveryError(
     @CurrentActor() actor: Actor,
     @Param('id', orderIdParam()) id: number,
@@ -135,7 +135,7 @@ export class LogisticsController {
   @Patch(':id')
   @ApiHeader(IF_MATCH)
   @ApiOkResponse({ type: LogisticsOrderResponse })
-  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 429)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 429)
   async patch(
     @CurrentActor() actor: Actor,
     @Param('id', orderIdParam()) id: number,

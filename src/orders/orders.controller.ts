@@ -126,7 +126,7 @@ export class OrdersController {
   })
   @ApiHeader(IF_MATCH)
   @Idempotent()
-  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 422, 429)
+  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 422, 429)
   async update(
     @CurrentActor() actor: Actor,
     @CurrentPrincipal() principal: Principal,

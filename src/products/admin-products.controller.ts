@@ -20,14 +20,14 @@ export class AdminProductsController {
 
   /** Creates a product, with its variations if it has any. */
   @Post()
-  @ApiErrorResponses(400, 401, 403, 429)
+  @ApiErrorResponses(400, 401, 403, 413, 429)
   async create(@CurrentActor() actor: Actor, @Body() body: CreateProductDto): Promise<AdminProductResponse> {
     return toAdminProductResponse(await this.products.create(actor, body));
   }
 
   /** Renames a product, or deactivates (or reactivates) it. */
   @Patch(':id')
-  @ApiErrorResponses(400, 401, 403, 404, 429)
+  @ApiErrorResponses(400, 401, 403, 404, 413, 429)
   async update(
     @CurrentActor() actor: Actor,
     @Param('id', productId()) id: number,
@@ -38,7 +38,7 @@ export class AdminProductsController {
 
   /** Adds a variation to a product. */
   @Post(':id/variations')
-  @ApiErrorResponses(400, 401, 403, 404, 429)
+  @ApiErrorResponses(400, 401, 403, 404, 413, 429)
   async addVariation(
     @CurrentActor() actor: Actor,
     @Param('id', productId()) id: number,

@@ -25,7 +25,7 @@ export class TokensController {
 
   /** Issues a token. The response is the only time its secret is shown. */
   @Post()
-  @ApiErrorResponses(400, 401, 403, 429)
+  @ApiErrorResponses(400, 401, 403, 413, 429)
   async issue(@CurrentActor() actor: Actor, @Body() body: CreateTokenDto): Promise<IssuedTokenResponse> {
     const expiresAt = body.expires_at ? this.formats.parseDateTime(body.expires_at) : null;
     const { token, record } = await this.tokens.issue(actor, {

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { RequiredText } from '../../common/required-text.validator';
 
 export const MAX_COMMENT_LENGTH = 5_000;
@@ -11,4 +12,25 @@ export class CommentDto {
 export class CommentSuccessResponse {
   /** @example true */
   success!: boolean;
+}
+
+/** Spec §4.5's own 400 shape: each failing field maps to one message, not an array. */
+export class CommentValidationErrorBody {
+  /** @example "Validation failed" */
+  message!: string;
+
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    example: { partner_comment: 'The partner comment field is required.' },
+  })
+  errors!: Record<string, string>;
+}
+
+/** Spec §4.5's own 404 shape. */
+export class CommentOrderNotFoundBody {
+  /** @example false */
+  success!: boolean;
+  /** @example "Order not found." */
+  message!: string;
 }

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import type { OrderComment } from '../../comments/order-comment.entity';
 import type { ApiFormats } from '../../common/api-formats';
 import type { DeliveryError, DetailedStatus, Tracking } from '../order-children.entities';
@@ -62,6 +62,7 @@ export class CommentResponse {
 }
 
 /** An order as spec §2.3 returns it, plus the contract's extra fields. */
+@ApiExtraModels(DetailedStatusResponse)
 export class OrderBaseResponse {
   /** @example 123 */
   order_id!: number;
@@ -108,7 +109,13 @@ export class OrderBaseResponse {
   /** @example null */
   original_order_id!: string | null;
   trackings!: TrackingResponse[];
-  /** The latest detailed status reported (by status_date), or null. */
+  // A bare `allOf` with `nullable`: the generator would add `type: object` beside it, and validators then
+  // check null against the referenced object schema, which refuses it.
+  @ApiProperty({
+    description: 'The latest detailed status reported (by status_date), or null.',
+    nullable: true,
+    allOf: [{ $ref: getSchemaPath(DetailedStatusResponse) }],
+  })
   detailed_status!: DetailedStatusResponse | null;
   /** Set by logistics; null until then. @example null */
   serial_number!: string | null;

@@ -1,0 +1,61 @@
+import request from 'supertest';
+import { type OpenApiDocument, OpenApiContract } from './openapi-contract';
+
+/**
+ * Jest `setupFilesAfterEnv`: every supertest response of every spec is checked against the OpenAPI document
+ * the service under test serves (/api/docs-json), so the document cannot drift from the code. A response
+ * the document does not describe fails the request, as a failed `.expect()` does, with the route and the
+ * mismatch. The document is read once per spec file: every instance of one build serves the same one.
+ */
+
+const DOCUMENT_PATH = '/api/docs-json';
+
+let contract: Promise<OpenApiContract> | undefined;
+
+async function fetchContract(origin: string): Promise<OpenApiContract> {
+  const response = await fetch(origin + DOCUMENT_PATH, { signal: AbortSignal.timeout(10_000) });
+  if (!response.ok) throw new Error(`${origin}${DOCUMENT_PATH} answered ${response.status}`);
+  return new OpenApiContract((await response.json()) as OpenApiDocument);
+}
+
+function contractFor(origin: string): Promise<OpenApiContract> {
+  contract ??= fetchContract(origin).catch((error: unknown) => {
+    contract = undefined;
+    throw new Error(`Could not read the OpenAPI document to check a response against: ${String(error)}`);
+  });
+  return contract;
+}
+
+type Test = request.Test;
+type Callback = NonNullable<Parameters<Test['end']>[0]>;
+type Response = Parameters<Callback>[1];
+interface SentRequest {
+  method: string;
+  url: string;
+}
+
+export async function contractMismatch(
+  request: SentRequest,
+  response: Response,
+): Promise<string | undefined> {
+  const checker = await contractFor(new URL(request.url).origin);
+  return checker.check({
+    method: request.method,
+    url: request.url,
+    status: response.status,
+    contentType: response.headers['content-type'],
+    body: response.text ? (response.body as unknown) : undefined,
+  });
+}
+
+const { end } = request.Test.prototype as { end: (this: Test, callback?: Callback) => Test };
+request.Test.prototype.end = function checkedEnd(this: Test & SentRequest, callback?: Callback): Test {
+  return end.call(this, (error, response) => {
+    if (!response || !callback) return callback?.(error, response);
+    contractMismatch(this, response).then(
+      (mismatch) =>
+        callback(error ?? (mismatch ? new Error(`OpenAPI contract: ${mismatch}`) : null), response),
+      (failure: unknown) => callback(error ?? (failure as Error), response),
+    );
+  });
+};

@@ -1,0 +1,140 @@
+import type { ErrorObject } from 'ajv';
+import OpenAPIResponseValidator, { type OpenAPIResponseValidatorArgs } from 'openapi-response-validator';
+
+/**
+ * Checks one HTTP response against the OpenAPI document the service serves: the route must be documented,
+ * its status among the operation's responses, its content type the documented one, and its body valid
+ * against the response schema (openapi-response-validator: ajv with OpenAPI 3.0 `nullable`). Object schemas
+ * that list their properties are closed (`additionalProperties: false` unless the document says otherwise),
+ * so a field the code sends but the document does not name is drift too.
+ */
+
+type Schema = Record<string, unknown>;
+interface ResponseObject {
+  content?: Record<string, { schema?: Schema }>;
+}
+interface Operation {
+  responses: Record<string, ResponseObject>;
+}
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, Operation>>;
+  components?: Record<string, unknown>;
+}
+
+export interface ObservedResponse {
+  method: string;
+  /** The request URL (absolute or a path); only its path is matched. */
+  url: string;
+  status: number;
+  contentType: string | undefined;
+  /** The parsed JSON body, or undefined when the response had none. */
+  body: unknown;
+}
+
+/** Responses the document does not describe, on purpose; `*` matches any method. Keep this list short. */
+export const UNDOCUMENTED: { method: string; path: RegExp; why: string }[] = [
+  { method: 'GET', path: /^\/api\/docs-json$/, why: 'the OpenAPI document itself' },
+  { method: 'GET', path: /^\/api\/docs(\/.*)?$/, why: 'Swagger UI: HTML, scripts and styles' },
+  {
+    method: '*',
+    path: /^\/(nope|api\/v2\/nothing-here)$/,
+    why: 'no such route: the 404 of every unknown route',
+  },
+  { method: 'GET', path: /^\/api\/v2\/%E0%A4%A$/, why: 'a malformed percent-encoding cannot name a route' },
+];
+
+interface Route {
+  method: string;
+  template: string;
+  pattern: RegExp;
+  operation: Operation;
+}
+
+function routesOf(document: OpenApiDocument): Route[] {
+  return Object.entries(document.paths)
+    .flatMap(([template, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({
+        method: method.toUpperCase(),
+        template,
+        pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+        operation,
+      })),
+    )
+    .sort((a, b) => a.template.split('{').length - b.template.split('{').length);
+}
+
+/** Closes every object schema that lists its properties and says nothing about others (examples untouched). */
+function closeObjectSchemas<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(closeObjectSchemas) as T;
+  if (typeof node !== 'object' || node === null) return node;
+  const copy = Object.fromEntries(
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === 'example' || key === 'examples' ? value : closeObjectSchemas(value),
+    ]),
+  );
+  if (typeof copy.properties === 'object' && !('additionalProperties' in copy))
+    copy.additionalProperties = false;
+  return copy as T;
+}
+
+/** `body/orders/0/order_id: must be string`; an unexpected field is named. */
+function describe(error: ErrorObject): string {
+  const at = `body${error.instancePath.replace(/^\/response/, '')}`;
+  const extra =
+    error.keyword === 'additionalProperties' ? ` (${String(error.params.additionalProperty)})` : '';
+  return `${at}: ${error.message}${extra}`;
+}
+
+export class OpenApiContract {
+  private readonly routes: Route[];
+  private readonly components: Record<string, unknown>;
+  private readonly validators = new Map<Route, OpenAPIResponseValidator>();
+
+  constructor(document: OpenApiDocument) {
+    const closed = closeObjectSchemas(document);
+    this.routes = routesOf(closed);
+    this.components = closed.components ?? {};
+  }
+
+  /** Why the response does not match the document, or undefined when it does (or is exempt). */
+  check(response: ObservedResponse): string | undefined {
+    const method = response.method.toUpperCase();
+    const path = new URL(response.url, 'http://service').pathname;
+    if (UNDOCUMENTED.some((entry) => [method, '*'].includes(entry.method) && entry.path.test(path)))
+      return undefined;
+    const route = this.routes.find(
+      (candidate) => candidate.method === method && candidate.pattern.test(path),
+    );
+    const seen = `${method} ${path} answered ${response.status} ${response.contentType ?? '(no content type)'}`;
+    if (!route) return `${seen}, but the OpenAPI document has no operation for ${method} ${path}.`;
+    const where = `the document's ${route.method} ${route.template}`;
+    const documented = route.operation.responses[String(response.status)];
+    if (!documented)
+      return `${seen}, but ${where} lists only ${Object.keys(route.operation.responses).join(', ')}.`;
+    const mediaTypes = Object.keys(documented.content ?? {});
+    const mediaType = response.contentType?.split(';')[0].trim();
+    if (response.body === undefined ? mediaTypes.length > 0 : !mediaTypes.includes(mediaType ?? ''))
+      return `${seen}, but ${where} ${response.status} has ${mediaTypes.join(', ') || 'no content'}.`;
+    if (response.body === undefined) return undefined;
+    const failure = this.validatorFor(route).validateResponse(response.status, response.body);
+    if (!failure) return undefined;
+    const reasons = (failure.errors as { message: string }[]).map((error) => `  ${error.message}`).join('\n');
+    return `${seen}, whose body does not match ${where} ${response.status} schema:\n${reasons}\nbody: ${JSON.stringify(response.body).slice(0, 2000)}`;
+  }
+
+  private validatorFor(route: Route): OpenAPIResponseValidator {
+    let validator = this.validators.get(route);
+    if (!validator) {
+      const args = {
+        responses: route.operation.responses,
+        components: this.components,
+        errorTransformer: (_mapped: unknown, error: ErrorObject) => ({ message: describe(error) }),
+      };
+      // Its declared `responses` type is OpenAPI 2's ({schema}); at run time it reads OpenAPI 3's `content` too.
+      validator = new OpenAPIResponseValidator(args as unknown as OpenAPIResponseValidatorArgs);
+      this.validators.set(route, validator);
+    }
+    return validator;
+  }
+}
