@@ -1,6 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsBoolean,
+  IsDefined,
   IsIn,
   IsInt,
   IsOptional,
@@ -9,6 +10,7 @@ import {
   Max,
   Min,
   validateSync,
+  ValidateIf,
   ValidatorConstraint,
   type ValidatorConstraintInterface,
   Validate,
@@ -33,6 +35,8 @@ class IanaZone implements ValidatorConstraintInterface {
     return 'must be an IANA time zone such as UTC or Europe/Bratislava';
   }
 }
+
+const KEY_FORMAT = '32 random bytes as 64 hex digits or 44 base64 characters (openssl rand -hex 32)';
 
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
@@ -96,11 +100,13 @@ export class Environment {
   @IsBoolean({ message: 'must be true, false, 1 or 0' })
   MIGRATIONS_RUN = true;
 
+  /** Seals device credentials at rest; required with DATABASE_URL (the embedded default keeps one in ./.data). */
   @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, {
-    message: 'must be 32 bytes as 64 hex digits or 44 base64 characters',
-  })
+  @ValidateIf(
+    (env: Environment) => env.DATABASE_URL !== undefined || env.DEVICE_CREDENTIALS_KEY !== undefined,
+  )
+  @IsDefined({ message: `is required when DATABASE_URL is set: ${KEY_FORMAT} (keep it with your secrets)` })
+  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, { message: `must be ${KEY_FORMAT}` })
   DEVICE_CREDENTIALS_KEY?: string;
 }
 
@@ -120,7 +126,8 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
   if (errors.length > 0) {
     const lines = errors.map((error) => {
       const message = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
-      return `Invalid environment variable ${error.property}: ${message} (got ${JSON.stringify(raw[error.property])}).`;
+      const given = raw[error.property];
+      return `Invalid environment variable ${error.property}: ${message} (${given === undefined || given === '' ? 'not set' : `got ${JSON.stringify(given)}`}).`;
     });
     throw new InvalidEnvironmentError(lines.join('\n'));
   }

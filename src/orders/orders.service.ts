@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Actor } from '../audit/actor';
 import { AuditService } from '../audit/audit.service';
 import { CompaniesRepository } from '../companies/companies.repository';
+import { DeviceCredentials } from '../common/device-credentials';
 import { fieldError } from '../common/domain-error';
 import { PLACEMENT_FIELDS, type PlacementField } from './dto/place-order.dto';
 import { changedFields, type OrderFieldValues, toFieldValues, toStoredFields } from './order-fields';
@@ -41,6 +42,7 @@ export class OrdersService {
     private readonly companies: CompaniesRepository,
     private readonly validator: OrderValidator,
     private readonly audit: AuditService,
+    private readonly credentials: DeviceCredentials,
   ) {}
 
   /** Places an order for the caller's company: PLACED, or TEST when `test` is true. */
@@ -90,7 +92,7 @@ export class OrdersService {
       if (!order) throw new OrderNotFoundError();
       assertUnchanged(order, expectedVersion);
       if (!isEditable(order.state)) throw new OrderNotEditableError(order.state, 'updated');
-      const current = toFieldValues(order);
+      const current = toFieldValues({ ...order, ...this.credentials.open(order) });
       const before = toStoredFields(current);
       const { values } = await this.validator.validate(
         { ...current, ...fields },

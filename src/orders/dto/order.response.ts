@@ -205,6 +205,7 @@ const commentResponse = (row: OrderComment, formats: ApiFormats): CommentRespons
 });
 
 function orderBase({ order, children }: OrderWithChildren, formats: ApiFormats): OrderBaseResponse {
+  const { login, password } = formats.deviceCredentials(order);
   return {
     order_id: order.id,
     order_ref: orderRef(order.site, order.id),
@@ -223,8 +224,8 @@ function orderBase({ order, children }: OrderWithChildren, formats: ApiFormats):
     opening_hours: order.openingHours,
     product_id: order.productId,
     product_variation_id: order.productVariationId,
-    login: order.login,
-    password: order.password,
+    login,
+    password,
     final_completion_date: formats.dateTime(order.finalCompletionDate),
     order_type: order.orderType,
     original_order_id: order.originalOrderId === null ? null : String(order.originalOrderId),
