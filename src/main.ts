@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { secureHttp } from './common/http-security';
 import { setupOpenApi } from './common/openapi';
 import { createValidationPipe } from './common/validation';
 import { type Environment, InvalidEnvironmentError, validateEnvironment } from './config/environment';
@@ -37,6 +38,7 @@ async function createApp(
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.use(httpLogger);
+  secureHttp(app, env.CORS_ORIGINS);
   app.use(countQueries);
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.useGlobalPipes(createValidationPipe());

@@ -137,6 +137,11 @@ describe('configuration is validated at start', () => {
       'abc123',
       /^Invalid environment variable DEVICE_CREDENTIALS_KEY: must be 32 random bytes as 64 hex digits/,
     ],
+    [
+      'CORS_ORIGINS',
+      'https://app.example.com,*',
+      /^Invalid environment variable CORS_ORIGINS: must be a comma-separated list of origins/,
+    ],
   ])('refuses %s=%s with one line naming it, exit code 1', async (name, value, message) => {
     const { code, stdout, stderr } = await startServiceExpectingFailure({
       DATABASE_URL: 'postgres://127.0.0.1:1/unused',

@@ -1,5 +1,6 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
+  IsArray,
   IsBoolean,
   IsDefined,
   IsIn,
@@ -108,6 +109,19 @@ export class Environment {
   @IsDefined({ message: `is required when DATABASE_URL is set: ${KEY_FORMAT} (keep it with your secrets)` })
   @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, { message: `must be ${KEY_FORMAT}` })
   DEVICE_CREDENTIALS_KEY?: string;
+
+  /** Browser origins allowed to call the API (CORS); none unless listed. */
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && value.trim() !== ''
+      ? value.split(',').map((origin) => origin.trim().replace(/\/+$/, ''))
+      : [],
+  )
+  @IsArray()
+  @Matches(/^https?:\/\/[^\s/?#]+$/, {
+    each: true,
+    message: 'must be a comma-separated list of origins such as https://app.example.com',
+  })
+  CORS_ORIGINS: string[] = [];
 }
 
 /** Validates the raw environment; throws InvalidEnvironmentError naming each bad variable on its own line. */
