@@ -26,5 +26,11 @@ export default tseslint.config(
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
   { files: ['jest.config.js'], languageOptions: { globals: { module: 'writable' } } },
+  {
+    files: ['scripts/**/*.mjs'],
+    languageOptions: {
+      globals: { process: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly' },
+    },
+  },
   prettier,
 );

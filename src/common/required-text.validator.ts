@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsString, Matches, MaxLength, ValidateBy } from 'class-validator';
 
 /** Spells a DTO field name the way messages show it: user_name → "user name". */
@@ -34,6 +35,7 @@ export function StorableText(): PropertyDecorator {
  */
 export function RequiredText(max = 255): PropertyDecorator {
   return applyDecorators(
+    ApiProperty({ minLength: 1, maxLength: max }),
     IsDefined({ message: ({ property }) => `The ${fieldLabel(property)} field is required.` }),
     IsString({ message: ({ property }) => `The ${fieldLabel(property)} must be a string.` }),
     StorableText(),

@@ -154,7 +154,10 @@ export class OrderListItemResponse extends OrderBaseResponse {
 /** The `orders` element of placement (order_id a string), update and cancel (order_id an integer) responses. */
 export class OrderSummaryResponse {
   @ApiProperty({
-    oneOf: [{ type: 'string' }, { type: 'integer' }],
+    oneOf: [
+      { type: 'string', pattern: '^[0-9]+$', maxLength: 10 },
+      { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 },
+    ],
     example: '123',
     description: 'A string when placing (spec §4.1), an integer when updating (spec §4.6).',
   })
