@@ -31,19 +31,17 @@ async function main(): Promise<number> {
   let failure: unknown;
   try {
     const deviceCredentialsKey = await resolveDeviceCredentialsKey(env);
-    await CommandFactory.run(
-      CliModule.forRoot({ env, databaseUrl: database.url, logger, deviceCredentialsKey }),
-      {
-        cliName: 'npm run cli --',
-        logger: ['error', 'warn'],
-        errorHandler: (error) => {
-          failure = error;
-        },
-        serviceErrorHandler: (error) => {
-          failure = error;
-        },
+    const settings = { env, databaseUrl: database.url, logger, deviceCredentialsKey };
+    await CommandFactory.run(CliModule.forRoot(settings), {
+      cliName: 'npm run cli --',
+      logger: ['error', 'warn'],
+      errorHandler: (error) => {
+        failure = error;
       },
-    );
+      serviceErrorHandler: (error) => {
+        failure = error;
+      },
+    });
   } finally {
     await database.embedded?.stop();
   }
