@@ -35,6 +35,22 @@ describe('secrets: device credentials at rest and in logs (OWASP API3)', () => {
     return rows[0];
   }
 
+  /** Every table of the database with a row whose text contains `value`. */
+  async function tablesContaining(value: string): Promise<string[]> {
+    const { rows: tables } = await service.db.query<{ name: string }>(
+      "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+    );
+    const found: string[] = [];
+    for (const { name } of tables) {
+      const { rowCount } = await service.db.query(
+        `SELECT 1 FROM "${name}" AS r WHERE strpos(r::text, $1) > 0 LIMIT 1`,
+        [value],
+      );
+      if (rowCount) found.push(name);
+    }
+    return found;
+  }
+
   const readBack = async (id: number) =>
     (await api().get(`/api/v2/order/${id}`).set('Authorization', bearer()).expect(200)).body as Body;
 
@@ -50,10 +66,12 @@ describe('secrets: device credentials at rest and in logs (OWASP API3)', () => {
   });
 
   describe('at rest', () => {
-    it('stores login and password sealed (AES-256-GCM), nowhere in plain text, and returns them as submitted', async () => {
+    it('stores login and password sealed (AES-256-GCM), in no table in plain text, and returns them as submitted', async () => {
       const login = `login-${unique('plain')}`;
       const password = `pw-${unique('plain')}`;
-      const id = await placeOk({ login, password });
+      const email = `${unique('plain')}@example.com`;
+      const id = await placeOk({ login, password, email });
+      expect(await tablesContaining(email)).toEqual(['orders']);
       const row = await stored(id);
       expect(row.login).toMatch(SEALED);
       expect(row.password).toMatch(SEALED);
@@ -61,6 +79,8 @@ describe('secrets: device credentials at rest and in logs (OWASP API3)', () => {
       expect(row.whole).not.toContain(password);
       expect(openStoredCredential(row.login)).toBe(login);
       expect(openStoredCredential(row.password)).toBe(password);
+      expect(await tablesContaining(login)).toEqual([]);
+      expect(await tablesContaining(password)).toEqual([]);
       expect(await readBack(id)).toMatchObject({ login, password });
       const list = await api().get(`/api/v2/order?order_id=${id}`).set('Authorization', bearer()).expect(200);
       expect(list.body.data).toEqual([expect.objectContaining({ order_id: id, login, password })]);
