@@ -31,5 +31,11 @@ export default tseslint.config(
     languageOptions: { globals: { console: 'readonly', Buffer: 'readonly' } },
     rules: { 'no-console': 'off' },
   },
+  {
+    files: ['scripts/**/*.mjs'],
+    languageOptions: {
+      globals: { process: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly' },
+    },
+  },
   prettier,
 );

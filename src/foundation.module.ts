@@ -13,12 +13,14 @@ export interface FoundationSettings {
   databaseUrl: string;
   /** The pino instance everything logs through (the HTTP request logger's, for the API). */
   logger: Logger;
+  /** Seals device credentials at rest (resolveDeviceCredentialsKey). */
+  deviceCredentialsKey: Buffer;
 }
 
 /** What the API and the CLI both stand on: configuration, logging, the database and the shared formats. */
 @Module({})
 export class FoundationModule {
-  static forRoot({ env, databaseUrl, logger }: FoundationSettings): DynamicModule {
+  static forRoot({ env, databaseUrl, logger, deviceCredentialsKey }: FoundationSettings): DynamicModule {
     return {
       module: FoundationModule,
       imports: [
@@ -33,8 +35,9 @@ export class FoundationModule {
           url: databaseUrl,
           poolSize: env.DATABASE_POOL_SIZE,
           runMigrations: env.MIGRATIONS_RUN,
+          deviceCredentialsKey,
         }),
-        CommonModule,
+        CommonModule.forRoot(deviceCredentialsKey),
       ],
       exports: [LoggerModule],
     };

@@ -3,11 +3,17 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { secureHttp } from './common/http-security';
 import { setupOpenApi } from './common/openapi';
 import { createValidationPipe } from './common/validation';
 import { type Environment, InvalidEnvironmentError, validateEnvironment } from './config/environment';
 import { countQueries } from './database/query-counter';
-import { LOCAL_DATA_DIR, resolveDatabase, type ResolvedDatabase } from './database/local-database';
+import {
+  LOCAL_DATA_DIR,
+  resolveDatabase,
+  resolveDeviceCredentialsKey,
+  type ResolvedDatabase,
+} from './database/local-database';
 import { seedDemo } from './demo/demo-seed';
 import { createHttpLogger } from './logging/logger.options';
 
@@ -16,10 +22,14 @@ const SHUTDOWN_GRACE_MS = 25_000;
 
 const BODY_LIMIT = '1mb';
 
-async function createApp(env: Environment, databaseUrl: string): Promise<NestExpressApplication> {
+async function createApp(
+  env: Environment,
+  databaseUrl: string,
+  deviceCredentialsKey: Buffer,
+): Promise<NestExpressApplication> {
   const httpLogger = createHttpLogger(env.LOG_LEVEL);
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot({ env, databaseUrl, logger: httpLogger.logger }),
+    AppModule.forRoot({ env, databaseUrl, logger: httpLogger.logger, deviceCredentialsKey }),
     {
       bufferLogs: true,
       bodyParser: false,
@@ -28,6 +38,7 @@ async function createApp(env: Environment, databaseUrl: string): Promise<NestExp
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.use(httpLogger);
+  secureHttp(app, env.CORS_ORIGINS);
   app.use(countQueries);
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.useGlobalPipes(createValidationPipe());
@@ -60,7 +71,7 @@ async function bootstrap(): Promise<void> {
   const database = await resolveDatabase(env.DATABASE_URL);
   let app: NestExpressApplication;
   try {
-    app = await createApp(env, database.url);
+    app = await createApp(env, database.url, await resolveDeviceCredentialsKey(env));
     onShutdownSignal(app, database);
     await app.listen(env.PORT);
   } catch (error) {

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { orderBody } from './harness/factories';
 import { startService } from './harness/service';
 
 describe('npm start with no DATABASE_URL (the embedded default)', () => {
@@ -11,7 +12,7 @@ describe('npm start with no DATABASE_URL (the embedded default)', () => {
 
   afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
-  it('creates a PostgreSQL in ./.data, seeds demo data once, keeps it across restarts, and stops it on SIGTERM', async () => {
+  it('creates a PostgreSQL and a device-credentials key in ./.data, seeds demo data once, keeps both across restarts, and stops on SIGTERM', async () => {
     const first = await startService({ embeddedDatabase: true, cwd: workDir });
     await request(first.url).get('/health/ready').expect(200);
     expect(first.output()).toContain('DEVELOPMENT ONLY');
@@ -26,6 +27,17 @@ describe('npm start with no DATABASE_URL (the embedded default)', () => {
       .set('Authorization', `Bearer ${adminToken}`)
       .expect(200);
     expect(companies.body.data).toEqual([expect.objectContaining({ name: 'Demo Restaurants', site: 'SK' })]);
+    const keyFile = join(dataDir, 'device-credentials.key');
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    const key = readFileSync(keyFile, 'utf8').trim();
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(first.output()).not.toContain(key);
+    const credentials = { login: 'embedded-login', password: 'embedded-password' };
+    const placed = await request(first.url)
+      .post('/api/v2/order')
+      .set('Authorization', `Bearer ${partnerToken}`)
+      .send(orderBody(1, { product_variation_id: 1, ...credentials }))
+      .expect(201);
     expect(await first.stop()).toBe(0);
     expect(existsSync(join(dataDir, 'postgres', 'postmaster.pid'))).toBe(false);
 
@@ -37,6 +49,11 @@ describe('npm start with no DATABASE_URL (the embedded default)', () => {
         .set('Authorization', `Bearer ${adminToken}`)
         .expect(200);
       expect(again.body.data).toHaveLength(1);
+      const order = await request(second.url)
+        .get(`/api/v2/order/${placed.body.orders[0].order_id}`)
+        .set('Authorization', `Bearer ${partnerToken}`)
+        .expect(200);
+      expect(order.body).toMatchObject(credentials);
     } finally {
       expect(await second.stop()).toBe(0);
     }

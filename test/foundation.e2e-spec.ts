@@ -126,6 +126,21 @@ describe('configuration is validated at start', () => {
       /^Invalid environment variable WEBHOOK_ALLOW_PRIVATE: must be true, false, 1 or 0/,
     ],
     ['LOG_LEVEL', 'loud', /^Invalid environment variable LOG_LEVEL: must be one of/],
+    [
+      'DEVICE_CREDENTIALS_KEY',
+      '',
+      /^Invalid environment variable DEVICE_CREDENTIALS_KEY: is required when DATABASE_URL is set: 32 random bytes .* \(not set\)\.$/,
+    ],
+    [
+      'DEVICE_CREDENTIALS_KEY',
+      'abc123',
+      /^Invalid environment variable DEVICE_CREDENTIALS_KEY: must be 32 random bytes as 64 hex digits/,
+    ],
+    [
+      'CORS_ORIGINS',
+      'https://app.example.com,*',
+      /^Invalid environment variable CORS_ORIGINS: must be a comma-separated list of origins/,
+    ],
   ])('refuses %s=%s with one line naming it, exit code 1', async (name, value, message) => {
     const { code, stdout, stderr } = await startServiceExpectingFailure({
       DATABASE_URL: 'postgres://127.0.0.1:1/unused',

@@ -9,6 +9,7 @@ import {
   unique,
 } from './harness/factories';
 import { startService, type RunningService } from './harness/service';
+import { openStoredCredential } from './harness/test-database';
 
 /** An API datetime: minutes, no seconds, no zone, UTC. */
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
@@ -117,7 +118,9 @@ describe('orders: placing, reading, listing and updating', () => {
         orders: [{ order_id: String(id), order_ref: refOf('SK', id), order_type: 'REGULAR' }],
       });
       expect(await countOrders()).toBe(before + 1);
-      expect(await storedOrder(id)).toMatchObject({
+      const stored = await storedOrder(id);
+      expect(openStoredCredential(stored.password as string)).toBe(body.password);
+      expect(stored).toMatchObject({
         company_id: sk.companyId,
         state: 'PLACED',
         order_type: 'REGULAR',
@@ -126,7 +129,6 @@ describe('orders: placing, reading, listing and updating', () => {
         email: body.email,
         product_id: withVariations.id,
         product_variation_id: withVariations.variations[1].id,
-        password: body.password,
         test: false,
       });
     });
@@ -1006,7 +1008,7 @@ describe('orders: placing, reading, listing and updating', () => {
       const id = await placeOk(sk);
       const password = `pw-NEW-${unique('secret')}`;
       await update(sk, id, { password }).expect(200);
-      expect((await storedOrder(id)).password).toBe(password);
+      expect(openStoredCredential((await storedOrder(id)).password as string)).toBe(password);
       const event = await service.db.query('SELECT * FROM audit_events ORDER BY id DESC LIMIT 1');
       expect(event.rows[0]).toMatchObject({ action: 'order.updated', changed_fields: ['password'] });
       expect(JSON.stringify((await service.db.query('SELECT * FROM audit_events')).rows)).not.toContain(

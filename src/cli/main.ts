@@ -3,7 +3,7 @@ import { CommandFactory } from 'nest-commander';
 import pino from 'pino';
 import { DomainError } from '../common/domain-error';
 import { InvalidEnvironmentError, validateEnvironment } from '../config/environment';
-import { resolveDatabase } from '../database/local-database';
+import { resolveDatabase, resolveDeviceCredentialsKey } from '../database/local-database';
 import { CliInputError } from './cli-input';
 import { CliModule } from './cli.module';
 
@@ -30,7 +30,9 @@ async function main(): Promise<number> {
   const logger = pino({ level: env.LOG_LEVEL === 'info' ? 'warn' : env.LOG_LEVEL }, pino.destination(2));
   let failure: unknown;
   try {
-    await CommandFactory.run(CliModule.forRoot({ env, databaseUrl: database.url, logger }), {
+    const deviceCredentialsKey = await resolveDeviceCredentialsKey(env);
+    const settings = { env, databaseUrl: database.url, logger, deviceCredentialsKey };
+    await CommandFactory.run(CliModule.forRoot(settings), {
       cliName: 'npm run cli --',
       logger: ['error', 'warn'],
       errorHandler: (error) => {

@@ -24,7 +24,8 @@ export class CommentsService {
 
   /** Adds the user's comment to an order of the company, or replaces the one the user wrote before. */
   async comment(actor: Actor, companyId: number, orderId: number, body: unknown): Promise<void> {
-    const input = plainToInstance(CommentDto, typeof body === 'object' && body !== null ? body : {});
+    const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
+    const input = plainToInstance(CommentDto, fields);
     const errors = toFieldErrors(validateSync(input, { stopAtFirstError: true, whitelist: true }));
     await this.unitOfWork.transaction(async (manager) => {
       const order = await this.orders.lockOfCompany(manager, orderId, companyId);

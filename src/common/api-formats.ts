@@ -3,16 +3,20 @@ import { ConfigService } from '@nestjs/config';
 import type { Request } from 'express';
 import type { Environment } from '../config/environment';
 import { formatApiDateTime, parseApiDateTime } from './datetime';
+import { type Credentials, DeviceCredentials } from './device-credentials';
 import { type Page, type PageQuery, toPage } from './pagination';
 import { publicBaseUrl } from './public-url';
 
-/** What responses need from configuration: the service time zone and the public base URL. */
+/** What responses need from configuration: the service time zone, the public base URL, the credentials key. */
 @Injectable()
 export class ApiFormats {
   readonly timeZone: string;
   private readonly baseUrl: string | undefined;
 
-  constructor(config: ConfigService<Environment, true>) {
+  constructor(
+    config: ConfigService<Environment, true>,
+    private readonly credentials: DeviceCredentials,
+  ) {
     this.timeZone = config.get('APP_TIMEZONE', { infer: true });
     this.baseUrl = config.get('PUBLIC_BASE_URL', { infer: true });
   }
@@ -21,6 +25,11 @@ export class ApiFormats {
   dateTime(value: Date | null | undefined): string | null;
   dateTime(value: Date | null | undefined): string | null {
     return formatApiDateTime(value, this.timeZone);
+  }
+
+  /** An order's device login and password, stored sealed, as the partner submitted them. */
+  deviceCredentials(stored: Credentials): Credentials {
+    return this.credentials.open(stored);
   }
 
   parseDateTime(value: string): Date | null {

@@ -19,16 +19,18 @@ export class ValidationErrorBody {
   errors!: Record<string, string[]>;
 }
 
-const RATE_HEADERS = {
+const count = (maximum: number) => ({ type: 'integer', format: 'int32', minimum: 0, maximum }) as const;
+
+export const RATE_HEADERS = {
   'X-RateLimit-Limit': {
     description: 'Requests allowed per minute for this token.',
-    schema: { type: 'integer' },
+    schema: count(2_147_483_647),
   },
   'X-RateLimit-Remaining': {
     description: 'Requests left in the current window.',
-    schema: { type: 'integer' },
+    schema: count(2_147_483_647),
   },
-  'X-RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Seconds until the window resets.', schema: count(60) },
 } as const;
 
 const ERRORS: Record<number, { description: string; example: object; schema?: Type }> = {
@@ -94,7 +96,7 @@ export function ApiErrorResponses(...statuses: number[]): MethodDecorator & Clas
         headers:
           status === 429
             ? {
-                'Retry-After': { description: 'Seconds to wait.', schema: { type: 'integer' } },
+                'Retry-After': { description: 'Seconds to wait.', schema: count(60) },
                 ...RATE_HEADERS,
               }
             : undefined,
@@ -129,16 +131,19 @@ class PageLinksSchema {
   next!: string | null;
 }
 
+/** A 1-based position in a list (PostgreSQL integer range). */
+const POSITION = { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 } as const;
+
 class PageMetaSchema {
   @ApiProperty({ example: 1 })
   current_page!: number;
-  @ApiProperty({ type: 'integer', nullable: true, example: 1 })
+  @ApiProperty({ ...POSITION, nullable: true, example: 1 })
   from!: number | null;
   @ApiProperty({ example: 'https://api.example.com/api/v2/order' })
   path!: string;
   @ApiProperty({ example: 25 })
   per_page!: number;
-  @ApiProperty({ type: 'integer', nullable: true, example: 25 })
+  @ApiProperty({ ...POSITION, nullable: true, example: 25 })
   to!: number | null;
 }
 

@@ -1,6 +1,32 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { RATE_HEADERS } from './openapi.decorators';
 import { DOCS_PATH } from './public-url';
+
+const TAGS = {
+  orders: 'Partner API: place, read, list, update, cancel and comment on your company’s orders.',
+  products: 'Partner API: the products that can be ordered.',
+  events: 'Partner API: your company’s order events, the same ones webhooks deliver.',
+  logistics: 'Logistics API: the work queue and the facts that move orders forward.',
+  admin: 'Admin API: companies, tokens, products, webhooks and the audit trail.',
+  health: 'Liveness and readiness, without a token.',
+};
+
+/**
+ * Every /api/v2 response passes the rate limiter first (CONTRACT §2), so every one of them may carry the
+ * X-RateLimit-* headers; only a body over 1 MiB is refused before it.
+ */
+function documentRateLimitHeaders(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (!path.startsWith('/api/v2/')) continue;
+    for (const operation of [item.get, item.put, item.post, item.delete, item.patch]) {
+      for (const [status, response] of Object.entries(operation?.responses ?? {})) {
+        if (status === '413' || !response || !('description' in response)) continue;
+        response.headers = { ...RATE_HEADERS, ...response.headers };
+      }
+    }
+  }
+}
 
 /** The OpenAPI 3 document, generated from the controllers and DTOs, at /api/docs (UI) and /api/docs-json. */
 export function setupOpenApi(app: INestApplication, publicBaseUrl: string | undefined): void {
@@ -11,8 +37,21 @@ export function setupOpenApi(app: INestApplication, publicBaseUrl: string | unde
         'through logistics, comment on and correct them. Every /api/v2 route needs `Authorization: Bearer <token>`.',
     )
     .setVersion('2')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'API token issued by an administrator.' });
-  if (publicBaseUrl) builder.addServer(publicBaseUrl);
+    .addBearerAuth({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'opaque',
+      description:
+        'API token issued by an administrator: `roa_` and 43 random base64url characters (not a JWT). Its role ' +
+        '(partner, logistics, admin) decides which routes it may call.',
+    })
+    .addServer(
+      publicBaseUrl ?? '/',
+      'This service, in whichever environment serves this document (production, staging or local).',
+    );
+  for (const [name, description] of Object.entries(TAGS)) builder.addTag(name, description);
   const document = SwaggerModule.createDocument(app, builder.build());
+  documentRateLimitHeaders(document);
+  for (const server of document.servers ?? []) Object.assign(server, { 'x-internal': false });
   SwaggerModule.setup(DOCS_PATH.slice(1), app, document, { jsonDocumentUrl: `${DOCS_PATH.slice(1)}-json` });
 }

@@ -1,8 +1,32 @@
 import { applyDecorators } from '@nestjs/common';
-import { IsDefined, IsString, Matches, MaxLength } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { IsDefined, IsString, Matches, MaxLength, ValidateBy } from 'class-validator';
 
 /** Spells a DTO field name the way messages show it: user_name → "user name". */
 export const fieldLabel = (property: string) => property.replace(/_/g, ' ');
+
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Text PostgreSQL can store as given: no NUL character (it refuses it) and no unpaired surrogate (not Unicode;
+ * it would come back as U+FFFD, and some validators throw on it).
+ */
+export const isStorableText = (value: string): boolean =>
+  !value.includes('\u0000') && !UNPAIRED_SURROGATE.test(value);
+
+/** Strings only: the type check before it reports anything else. */
+export function StorableText(): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'storableText',
+      validator: { validate: (value: unknown) => typeof value !== 'string' || isStorableText(value) },
+    },
+    {
+      message: ({ property }) =>
+        `The ${fieldLabel(property)} may not contain NUL characters or unpaired surrogates.`,
+    },
+  );
+}
 
 /**
  * A required text field: present, a string, not blank (whitespace alone is as empty as nothing), at most
@@ -11,8 +35,10 @@ export const fieldLabel = (property: string) => property.replace(/_/g, ' ');
  */
 export function RequiredText(max = 255): PropertyDecorator {
   return applyDecorators(
+    ApiProperty({ minLength: 1, maxLength: max }),
     IsDefined({ message: ({ property }) => `The ${fieldLabel(property)} field is required.` }),
     IsString({ message: ({ property }) => `The ${fieldLabel(property)} must be a string.` }),
+    StorableText(),
     Matches(/\S/, { message: ({ property }) => `The ${fieldLabel(property)} field is required.` }),
     MaxLength(max, {
       message: ({ property }) => `The ${fieldLabel(property)} may not be greater than ${max} characters.`,

@@ -1,6 +1,8 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
+  IsArray,
   IsBoolean,
+  IsDefined,
   IsIn,
   IsInt,
   IsOptional,
@@ -9,6 +11,7 @@ import {
   Max,
   Min,
   validateSync,
+  ValidateIf,
   ValidatorConstraint,
   type ValidatorConstraintInterface,
   Validate,
@@ -33,6 +36,8 @@ class IanaZone implements ValidatorConstraintInterface {
     return 'must be an IANA time zone such as UTC or Europe/Bratislava';
   }
 }
+
+const KEY_FORMAT = '32 random bytes as 64 hex digits or 44 base64 characters (openssl rand -hex 32)';
 
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
 
@@ -121,12 +126,27 @@ export class Environment {
   @IsBoolean({ message: 'must be true, false, 1 or 0' })
   MIGRATIONS_RUN = true;
 
+  /** Seals device credentials at rest; required with DATABASE_URL (the embedded default keeps one in ./.data). */
   @Transform(emptyToUndefined)
-  @IsOptional()
-  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, {
-    message: 'must be 32 bytes as 64 hex digits or 44 base64 characters',
-  })
+  @ValidateIf(
+    (env: Environment) => env.DATABASE_URL !== undefined || env.DEVICE_CREDENTIALS_KEY !== undefined,
+  )
+  @IsDefined({ message: `is required when DATABASE_URL is set: ${KEY_FORMAT} (keep it with your secrets)` })
+  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, { message: `must be ${KEY_FORMAT}` })
   DEVICE_CREDENTIALS_KEY?: string;
+
+  /** Browser origins allowed to call the API (CORS); none unless listed. */
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && value.trim() !== ''
+      ? value.split(',').map((origin) => origin.trim().replace(/\/+$/, ''))
+      : [],
+  )
+  @IsArray()
+  @Matches(/^https?:\/\/[^\s/?#]+$/, {
+    each: true,
+    message: 'must be a comma-separated list of origins such as https://app.example.com',
+  })
+  CORS_ORIGINS: string[] = [];
 }
 
 /** Validates the raw environment; throws InvalidEnvironmentError naming each bad variable on its own line. */
@@ -145,7 +165,8 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
   if (errors.length > 0) {
     const lines = errors.map((error) => {
       const message = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
-      return `Invalid environment variable ${error.property}: ${message} (got ${JSON.stringify(raw[error.property])}).`;
+      const given = raw[error.property];
+      return `Invalid environment variable ${error.property}: ${message} (${given === undefined || given === '' ? 'not set' : `got ${JSON.stringify(given)}`}).`;
     });
     throw new InvalidEnvironmentError(lines.join('\n'));
   }

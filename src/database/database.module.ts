@@ -9,6 +9,8 @@ export interface DatabaseModuleOptions {
   url: string;
   poolSize: number;
   runMigrations: boolean;
+  /** Data migrations seal device credentials stored before encryption existed. */
+  deviceCredentialsKey: Buffer;
 }
 
 @Module({})
@@ -23,7 +25,7 @@ export class DatabaseModule {
           useFactory: () => ({ ...dataSourceOptions(options), retryAttempts: 5, retryDelay: 2_000 }),
           dataSourceFactory: async (settings) => {
             const dataSource = await new DataSource(settings!).initialize();
-            if (options.runMigrations) await runPendingMigrations(dataSource);
+            if (options.runMigrations) await runPendingMigrations(dataSource, options.deviceCredentialsKey);
             return dataSource;
           },
         }),

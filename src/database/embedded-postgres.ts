@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
+import { readOrCreateSecretFile } from '../config/local-secret';
 import { findFreePort } from './free-port';
 
 export interface EmbeddedPostgresOptions {
@@ -45,13 +45,6 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgresServer;
 }
 
-async function readOrCreatePassword(file: string): Promise<string> {
-  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
-  const password = randomBytes(24).toString('hex');
-  await writeFile(file, `${password}\n`, { mode: 0o600 });
-  return password;
-}
-
 /** The port of the server running on this cluster, when its postmaster is alive (PostgreSQL clears a stale file). */
 function runningPort(clusterDir: string): number | undefined {
   const pidFile = join(clusterDir, 'postmaster.pid');
@@ -88,7 +81,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const dir = resolve(options.dir);
   const clusterDir = join(dir, 'postgres');
   await mkdir(dir, { recursive: true });
-  const password = await readOrCreatePassword(join(dir, 'postgres.password'));
+  const password = await readOrCreateSecretFile(join(dir, 'postgres.password'), 24);
   const attachedPort = runningPort(clusterDir);
   if (attachedPort !== undefined) {
     const base = `postgres://postgres:${password}@127.0.0.1:${attachedPort}`;

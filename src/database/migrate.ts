@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { InvalidEnvironmentError, validateEnvironment } from '../config/environment';
 import { dataSourceOptions } from './data-source-options';
-import { resolveDatabase } from './local-database';
+import { resolveDatabase, resolveDeviceCredentialsKey } from './local-database';
 import { runPendingMigrations } from './migrations';
 
 const USAGE = 'usage: migrate run | check | generate migrations/<Name>';
@@ -30,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
   const dataSource = new DataSource(dataSourceOptions({ url: database.url, poolSize: 2 }));
   try {
     await dataSource.initialize();
-    const applied = await runPendingMigrations(dataSource);
+    const applied = await runPendingMigrations(dataSource, await resolveDeviceCredentialsKey(env));
     await dataSource.destroy();
     if (command === 'run') {
       process.stdout.write(`${JSON.stringify({ applied })}\n`);

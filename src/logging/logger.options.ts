@@ -9,15 +9,19 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Paths of anything secret that could reach a log line; we never log headers or bodies, this is the net.
- * TypeORM's QueryFailedError carries the statement's parameters (device credentials, once orders exist).
+ * TypeORM's QueryFailedError carries the statement's parameters, and PostgreSQL's `detail` can quote a whole
+ * failing row ("Failing row contains (...)"): an order's personal data and device credentials.
  */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
+  'req.headers["proxy-authorization"]',
   'req.headers.cookie',
   'req.body.login',
   'req.body.password',
   'err.parameters',
+  'err.detail',
   'err.driverError.parameters',
+  'err.driverError.detail',
   'token',
   'secret',
   'password',

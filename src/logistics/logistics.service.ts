@@ -24,6 +24,7 @@ import type {
   TrackingDto,
 } from './dto/logistics.dto';
 import { LogisticsRepository } from './logistics.repository';
+import { isStorableText } from '../common/required-text.validator';
 
 /** What one logistics write did, for the order row and the audit trail. */
 interface Recorded {
@@ -86,6 +87,11 @@ export class LogisticsService {
   ): Promise<{ created: boolean; order: OrderWithChildren }> {
     if (trackingNumber.length > 255)
       throw fieldError('tracking_number', 'The tracking number may not be greater than 255 characters.');
+    if (!isStorableText(trackingNumber))
+      throw fieldError(
+        'tracking_number',
+        'The tracking number may not contain NUL characters or unpaired surrogates.',
+      );
     let created = false;
     await this.withLogistics(actor, orderId, expectedVersion, async (manager, order) => {
       const tracking = {

@@ -1,4 +1,5 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { SEALED_MAX_LENGTH } from '../common/sealed-secret';
 import { Company } from '../companies/company.entity';
 import { ProductVariation } from '../products/product-variation.entity';
 import { Product } from '../products/product.entity';
@@ -100,11 +101,14 @@ export class Order {
   @JoinColumn({ name: 'product_variation_id', foreignKeyConstraintName: 'orders_product_variation_id_fkey' })
   productVariation?: ProductVariation;
 
-  /** Device credentials of the restaurant: returned as the spec requires, never logged or audited. */
-  @Column({ type: 'varchar', length: 255 })
+  /**
+   * Device credentials of the restaurant, sealed (AES-256-GCM, DeviceCredentials): returned as the spec
+   * requires, never logged or audited. Wide enough for the sealed form of 255 characters.
+   */
+  @Column({ type: 'varchar', length: SEALED_MAX_LENGTH })
   login!: string;
 
-  @Column({ type: 'varchar', length: 255 })
+  @Column({ type: 'varchar', length: SEALED_MAX_LENGTH })
   password!: string;
 
   @Column({ type: 'boolean', default: false })

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In } from 'typeorm';
 import { OrderComment } from '../comments/order-comment.entity';
+import { DeviceCredentials } from '../common/device-credentials';
 import { DeliveryError, DetailedStatus, Tracking } from './order-children.entities';
 import type { OrderState, OrderType } from './order-state';
 import { Order } from './order.entity';
@@ -31,10 +32,14 @@ export interface OrderChildren {
 
 @Injectable()
 export class OrdersRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly credentials: DeviceCredentials,
+  ) {}
 
+  /** Device credentials are sealed on every write; read orders carry them sealed (DeviceCredentials.open). */
   insert(manager: EntityManager, values: Partial<Order>): Promise<Order> {
-    return manager.save(manager.create(Order, values));
+    return manager.save(manager.create(Order, this.credentials.seal(values)));
   }
 
   /** An order of this company, or null: another company's order is indistinguishable from a missing one. */
@@ -74,7 +79,7 @@ export class OrdersRepository {
     await manager.update(
       Order,
       { id },
-      { ...values, updatedAt: () => 'now()', version: () => 'version + 1' },
+      { ...this.credentials.seal(values), updatedAt: () => 'now()', version: () => 'version + 1' },
     );
   }
 

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { Actor } from '../audit/actor';
 import { AuditService } from '../audit/audit.service';
 import { CompaniesRepository } from '../companies/companies.repository';
+import { DeviceCredentials } from '../common/device-credentials';
 import { fieldError } from '../common/domain-error';
 import { UnitOfWork } from '../database/unit-of-work';
 import { EventsService } from '../events/events.service';
@@ -44,6 +45,7 @@ export class OrdersService {
     private readonly validator: OrderValidator,
     private readonly audit: AuditService,
     private readonly events: EventsService,
+    private readonly credentials: DeviceCredentials,
   ) {}
 
   /** Places an order for the caller's company: PLACED, or TEST when `test` is true. */
@@ -97,7 +99,7 @@ export class OrdersService {
       assertUnchanged(order, expectedVersion);
       if (!isEditable(order.state)) throw new OrderNotEditableError(order.state, 'updated');
       const companySite = await this.companySite(companyId, manager);
-      const current = toFieldValues(order);
+      const current = toFieldValues({ ...order, ...this.credentials.open(order) });
       const before = toStoredFields(current);
       const { values } = await this.validator.validate(
         { ...current, ...fields },

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { type ProcessResult, runNode } from './run-node';
+import { TEST_DEVICE_CREDENTIALS_KEY } from './test-database';
 
 const CLI = join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 
@@ -8,13 +9,17 @@ export interface CliResult extends ProcessResult {
   json: Record<string, unknown> | undefined;
 }
 
-/** Runs `npm run cli -- <args>` (the compiled CLI) against a database. */
+/** Runs `npm run cli -- <args>` (the compiled CLI) against a database, with the test credentials key. */
 export async function runCli(
   databaseUrl: string,
   args: string[],
   env: Record<string, string> = {},
 ): Promise<CliResult> {
-  const result = await runNode(CLI, args, { DATABASE_URL: databaseUrl, ...env });
+  const result = await runNode(CLI, args, {
+    DATABASE_URL: databaseUrl,
+    DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
+    ...env,
+  });
   let json: Record<string, unknown> | undefined;
   try {
     json = JSON.parse(result.stdout) as Record<string, unknown>;

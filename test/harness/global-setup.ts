@@ -3,7 +3,13 @@ import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
-import { adminQuery, TEST_SERVER_URL_VAR, TEST_TEMPLATE_VAR, withDatabase } from './test-database';
+import {
+  adminQuery,
+  TEST_DEVICE_CREDENTIALS_KEY,
+  TEST_SERVER_URL_VAR,
+  TEST_TEMPLATE_VAR,
+  withDatabase,
+} from './test-database';
 
 declare global {
   var __ROA_EMBEDDED_STOP__: (() => Promise<void>) | undefined;
@@ -31,7 +37,11 @@ export default async function globalSetup(): Promise<void> {
   await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${template}"`);
   await adminQuery(serverUrl, `CREATE DATABASE "${template}"`);
   const migrate = spawnSync(process.execPath, ['dist/database/migrate.js', 'run'], {
-    env: { PATH: process.env.PATH, DATABASE_URL: withDatabase(serverUrl, template) },
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: withDatabase(serverUrl, template),
+      DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
+    },
     encoding: 'utf8',
   });
   if (migrate.status !== 0)

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { type ProcessResult, runNode } from './run-node';
-import { createTestDatabase } from './test-database';
+import { createTestDatabase, TEST_DEVICE_CREDENTIALS_KEY } from './test-database';
 
 const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
 const START_TIMEOUT_MS = 30_000;
@@ -30,7 +30,10 @@ export interface RunningService {
 }
 
 export interface StartOptions {
-  /** Extra environment; DATABASE_URL defaults to a fresh clone of the migrated template. */
+  /**
+   * Extra environment; DATABASE_URL defaults to a fresh clone of the migrated template and
+   * DEVICE_CREDENTIALS_KEY to the test key (not with the embedded default, which keeps its own in ./.data).
+   */
   env?: Record<string, string>;
   cwd?: string;
   /** Start with no DATABASE_URL at all: the service starts its embedded PostgreSQL under `cwd`. */
@@ -44,7 +47,14 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     : (options.env?.DATABASE_URL ?? (await createTestDatabase()));
   const child = spawn(process.execPath, [MAIN], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'info', ...options.env, DATABASE_URL: databaseUrl },
+    env: {
+      PATH: process.env.PATH,
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      ...(options.embeddedDatabase ? {} : { DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY }),
+      ...options.env,
+      DATABASE_URL: databaseUrl,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -98,5 +108,5 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
 
 /** Runs the service expecting it to refuse to start; resolves with its exit code and what it printed. */
 export function startServiceExpectingFailure(env: Record<string, string>): Promise<ProcessResult> {
-  return runNode(MAIN, [], env);
+  return runNode(MAIN, [], { DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY, ...env });
 }

@@ -1,9 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { parseSealingKey, unseal } from '../../src/common/sealed-secret';
 
 /** Set by global-setup for every worker: the test server's admin URL and the migrated template's name. */
 export const TEST_SERVER_URL_VAR = 'ROA_TEST_SERVER_URL';
 export const TEST_TEMPLATE_VAR = 'ROA_TEST_TEMPLATE';
+
+/** The device-credentials key every test process gets (DATABASE_URL requires one); a fixed, public test value. */
+export const TEST_DEVICE_CREDENTIALS_KEY = '7e57'.repeat(16);
+
+/** A device credential as the service stored it (sealed under the test key), opened. */
+export const openStoredCredential = (stored: string): string =>
+  unseal(parseSealingKey(TEST_DEVICE_CREDENTIALS_KEY), stored);
 
 export function withDatabase(serverUrl: string, database: string): string {
   const url = new URL(serverUrl);

@@ -1,6 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsApiDateTime } from '../../common/api-datetime.validator';
+import { StorableText } from '../../common/required-text.validator';
 import { PageQuery } from '../../common/pagination';
 import { toBoolean } from '../../common/transforms';
 import { ORDER_STATES, ORDER_TYPES, type OrderState, type OrderType } from '../order-state';
@@ -26,6 +27,7 @@ export class ListOrdersQuery extends PageQuery {
   /** Orders with a tracking of this number. @example "PKG123456789" */
   @MaxLength(255, { message: 'The tracking number may not be greater than 255 characters.' })
   @Matches(/\S/, { message: 'The tracking number must not be empty.' })
+  @StorableText()
   @IsString({ message: 'The tracking number must be a string.' })
   @IsOptional()
   tracking_number?: string;

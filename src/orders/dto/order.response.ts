@@ -161,7 +161,10 @@ export class OrderListItemResponse extends OrderBaseResponse {
 /** The `orders` element of placement (order_id a string), update and cancel (order_id an integer) responses. */
 export class OrderSummaryResponse {
   @ApiProperty({
-    oneOf: [{ type: 'string' }, { type: 'integer' }],
+    oneOf: [
+      { type: 'string', pattern: '^[0-9]+$', maxLength: 10 },
+      { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 },
+    ],
     example: '123',
     description: 'A string when placing (spec §4.1), an integer when updating (spec §4.6).',
   })
@@ -228,6 +231,7 @@ const commentResponse = (row: OrderComment, formats: ApiFormats): CommentRespons
 });
 
 function orderBase({ order, children }: OrderWithChildren, formats: ApiFormats): OrderBaseResponse {
+  const { login, password } = formats.deviceCredentials(order);
   return {
     order_id: order.id,
     order_ref: orderRef(order.site, order.id),
@@ -246,8 +250,8 @@ function orderBase({ order, children }: OrderWithChildren, formats: ApiFormats):
     opening_hours: order.openingHours,
     product_id: order.productId,
     product_variation_id: order.productVariationId,
-    login: order.login,
-    password: order.password,
+    login,
+    password,
     final_completion_date: formats.dateTime(order.finalCompletionDate),
     order_type: order.orderType,
     original_order_id: order.originalOrderId === null ? null : String(order.originalOrderId),

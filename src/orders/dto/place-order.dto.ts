@@ -127,8 +127,9 @@ export class PlaceOrderDto {
 
   /**
    * For EXCHANGE and RETURN (required there), the id of an earlier order of your company: an EXCHANGE
-   * follows a REGULAR or EXCHANGE order, a RETURN any order but a RETURN. Absent, null or "" for REGULAR.
-   * @example "123"
+   * follows a REGULAR or EXCHANGE order, a RETURN any order but a RETURN. Absent, null or "" for REGULAR;
+   * digits as a string ("123") are accepted too.
+   * @example 123
    */
   @DbInteger('The selected original order id is invalid.')
   @Transform(toOrderId)

@@ -1,0 +1,94 @@
+import request from 'supertest';
+import { startService, type RunningService } from './harness/service';
+
+const ALLOWED = 'https://app.example.com';
+const OTHER = 'https://evil.example.net';
+
+const preflight = (url: string, origin: string) =>
+  request(url)
+    .options('/api/v2/order')
+    .set('Origin', origin)
+    .set('Access-Control-Request-Method', 'POST')
+    .set('Access-Control-Request-Headers', 'authorization,content-type');
+
+describe('security headers (helmet) on every response', () => {
+  let service: RunningService;
+
+  beforeAll(async () => {
+    service = await startService();
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it.each([
+    ['a health check', '/health/live', 200],
+    ['an unauthenticated API call', '/api/v2/order', 401],
+    ['an unknown route', '/api/v2/nothing-here', 404],
+    ['the OpenAPI document', '/api/docs-json', 200],
+  ])('sends them on %s', async (_what, path, status) => {
+    const response = await request(service.url).get(path).expect(status);
+    expect(response.headers).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'SAMEORIGIN',
+      'referrer-policy': 'no-referrer',
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-resource-policy': 'same-origin',
+      'x-dns-prefetch-control': 'off',
+    });
+    expect(response.headers['strict-transport-security']).toMatch(/^max-age=\d+; includeSubDomains$/);
+    expect(response.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(response.headers['content-security-policy']).toContain("frame-ancestors 'self'");
+    expect(response.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('still serves the Swagger UI under its Content-Security-Policy', async () => {
+    const ui = await request(service.url).get('/api/docs').redirects(1).expect(200);
+    expect(ui.text).toContain('swagger-ui');
+    expect(ui.headers['content-security-policy']).toContain("style-src 'self' 'unsafe-inline'");
+  });
+
+  it('allows no cross-origin browser access when CORS_ORIGINS is not set', async () => {
+    const simple = await request(service.url).get('/api/v2/order').set('Origin', ALLOWED).expect(401);
+    expect(simple.headers['access-control-allow-origin']).toBeUndefined();
+    const check = await preflight(service.url, ALLOWED);
+    expect(check.status).toBeLessThan(500);
+    expect(check.headers['access-control-allow-origin']).toBeUndefined();
+    expect(check.headers['access-control-allow-headers']).toBeUndefined();
+  });
+});
+
+describe('CORS with CORS_ORIGINS set', () => {
+  let service: RunningService;
+
+  beforeAll(async () => {
+    service = await startService({ env: { CORS_ORIGINS: `${ALLOWED}, https://ops.example.com/` } });
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('answers a listed origin’s preflight and lets it read the documented headers', async () => {
+    const check = await preflight(service.url, ALLOWED).expect(204);
+    expect(check.headers['access-control-allow-origin']).toBe(ALLOWED);
+    expect(check.headers['access-control-allow-headers']).toBe('authorization,content-type');
+    expect(check.headers['access-control-allow-methods']).toContain('POST');
+    const simple = await request(service.url)
+      .get('/api/v2/order')
+      .set('Origin', 'https://ops.example.com')
+      .expect(401);
+    expect(simple.headers['access-control-allow-origin']).toBe('https://ops.example.com');
+    expect(simple.headers['access-control-expose-headers']).toContain('X-Request-Id');
+    expect(simple.headers['access-control-expose-headers']).toContain('Retry-After');
+  });
+
+  it('gives an origin that is not listed no CORS headers', async () => {
+    const check = await preflight(service.url, OTHER);
+    expect(check.headers['access-control-allow-origin']).toBeUndefined();
+    const simple = await request(service.url).get('/api/v2/order').set('Origin', OTHER).expect(401);
+    expect(simple.headers['access-control-allow-origin']).toBeUndefined();
+    expect(simple.headers['x-content-type-options']).toBe('nosniff');
+  });
+});
