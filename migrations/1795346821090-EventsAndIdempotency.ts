@@ -17,7 +17,7 @@ export class EventsAndIdempotency1795346821090 implements MigrationInterface {
       `CREATE INDEX "idempotency_keys_expires_at_idx" ON "idempotency_keys"  ("expires_at") `,
     );
     await queryRunner.query(
-      `CREATE TABLE "webhook_endpoints" ("id" SERIAL NOT NULL, "company_id" integer NOT NULL, "url" character varying(2048) NOT NULL, "secret" character varying(100) NOT NULL, "active" boolean NOT NULL DEFAULT true, "disabled_reason" character varying(255), "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "deleted_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "webhook_endpoints_pkey" PRIMARY KEY ("id"))`,
+      `CREATE TABLE "webhook_endpoints" ("id" SERIAL NOT NULL, "company_id" integer NOT NULL, "url" character varying(2048) NOT NULL, "secret" character varying(255) NOT NULL, "active" boolean NOT NULL DEFAULT true, "disabled_reason" character varying(255), "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(), "deleted_at" TIMESTAMP WITH TIME ZONE, CONSTRAINT "webhook_endpoints_pkey" PRIMARY KEY ("id"))`,
     );
     await queryRunner.query(
       `CREATE INDEX "webhook_endpoints_company_idx" ON "webhook_endpoints"  ("company_id", "id") `,

@@ -116,7 +116,7 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
     await receiver.close();
   });
 
-  it('registers an endpoint with a whsec_ secret shown once, never listed, and audited', async () => {
+  it('registers an endpoint with a whsec_ secret shown once, stored sealed, never listed, and audited', async () => {
     const partner = await fixtures.partner();
     const created = await register(partner.companyId, '/register');
     expect(created).toMatchObject({
@@ -131,6 +131,9 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
       .expect(200);
     expect(listed.body.data).toEqual([expect.objectContaining({ id: created.id })]);
     expect(JSON.stringify(listed.body)).not.toContain(created.secret);
+    const stored = await service.db.query('SELECT secret FROM webhook_endpoints WHERE id = $1', [created.id]);
+    expect(stored.rows[0].secret).toMatch(/^v1:/);
+    expect(stored.rows[0].secret).not.toContain(created.secret.slice(6));
     const audit = await service.db.query(
       `SELECT action, changed_fields FROM audit_events WHERE target_type = 'webhook' AND target_id = $1`,
       [String(created.id)],

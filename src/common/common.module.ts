@@ -13,7 +13,7 @@ export class CommonModule {
         DeviceCredentials,
         { provide: DEVICE_CREDENTIALS_KEY, useValue: deviceCredentialsKey },
       ],
-      exports: [ApiFormats, DeviceCredentials],
+      exports: [ApiFormats, DeviceCredentials, DEVICE_CREDENTIALS_KEY],
     };
   }
 }

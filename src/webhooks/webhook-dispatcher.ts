@@ -1,6 +1,13 @@
-import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PinoLogger } from 'nestjs-pino';
+import { DEVICE_CREDENTIALS_KEY } from '../common/device-credentials';
+import { unseal } from '../common/sealed-secret';
 import type { Environment } from '../config/environment';
 import { toEventResponse } from '../events/dto/event.response';
 import { publicEventId } from '../events/event-types';
@@ -31,6 +38,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   constructor(
     private readonly webhooks: WebhooksRepository,
+    @Inject(DEVICE_CREDENTIALS_KEY) private readonly sealingKey: Buffer,
     config: ConfigService<Environment, true>,
     private readonly logger: PinoLogger,
   ) {
@@ -78,7 +86,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const result = await sendWebhook(
       {
         url: delivery.url,
-        secret: delivery.secret,
+        secret: unseal(this.sealingKey, delivery.secret),
         eventId: webhookId,
         body: JSON.stringify(toEventResponse(delivery.event)),
       },

@@ -26,8 +26,11 @@ export class WebhookEndpoint {
   @Column({ type: 'varchar', length: 2048 })
   url!: string;
 
-  /** `whsec_<base64>`: needed in full to sign, so it cannot be hashed; never listed, never logged. */
-  @Column({ type: 'varchar', length: 100 })
+  /**
+   * `whsec_<base64>`, sealed like the device credentials (sealed-secret.ts): it is needed in full to sign,
+   * so it cannot be hashed. Never listed, never logged.
+   */
+  @Column({ type: 'varchar', length: 255 })
   secret!: string;
 
   /** False once the receiver answered 410 Gone, or once deleted: nothing more is sent. */

@@ -41,12 +41,12 @@ export class WebhooksController {
     @CurrentActor() actor: Actor,
     @Body() body: CreateWebhookDto,
   ): Promise<CreatedWebhookResponse> {
-    const endpoint = await this.webhooks.create(actor, {
+    const { endpoint, secret } = await this.webhooks.create(actor, {
       companyId: body.company_id,
       url: body.url,
       secret: body.secret,
     });
-    return { ...toWebhookResponse(endpoint, this.formats), secret: endpoint.secret };
+    return { ...toWebhookResponse(endpoint, this.formats), secret };
   }
 
   /** Lists endpoints that are not deleted, by id, optionally of one company. Secrets are never shown. */

@@ -1,9 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Actor } from '../audit/actor';
 import { AuditService } from '../audit/audit.service';
 import { CompaniesRepository } from '../companies/companies.repository';
+import { DEVICE_CREDENTIALS_KEY } from '../common/device-credentials';
 import { fieldError } from '../common/domain-error';
+import { seal } from '../common/sealed-secret';
 import { groupBy } from '../common/group-by';
 import type { Environment } from '../config/environment';
 import { UnitOfWork } from '../database/unit-of-work';
@@ -36,18 +38,24 @@ export class WebhooksService {
     private readonly webhooks: WebhooksRepository,
     private readonly companies: CompaniesRepository,
     private readonly audit: AuditService,
+    @Inject(DEVICE_CREDENTIALS_KEY) private readonly sealingKey: Buffer,
     config: ConfigService<Environment, true>,
   ) {
     this.allowPrivate = config.get('WEBHOOK_ALLOW_PRIVATE', { infer: true });
   }
 
-  /** Registers an endpoint; the returned secret is the only time it is shown. */
-  async create(actor: Actor, input: NewWebhook): Promise<WebhookEndpoint> {
+  /**
+   * Registers an endpoint. Its secret is stored sealed (AES-256-GCM under DEVICE_CREDENTIALS_KEY, like the
+   * device credentials): the dispatcher must be able to sign with it, so it cannot be hashed. The plain
+   * secret returned here is the only time it is shown.
+   */
+  async create(actor: Actor, input: NewWebhook): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     const urlError = webhookUrlFormError(input.url) ?? (await webhookHostError(input.url, this.allowPrivate));
     if (urlError) throw fieldError('url', urlError);
     if (input.secret !== undefined && !isValidWebhookSecret(input.secret)) {
       throw fieldError('secret', 'The secret must be whsec_ and the base64 of 24 to 64 bytes.');
     }
+    const secret = input.secret ?? generateWebhookSecret();
     return this.unitOfWork.transaction(async (manager) => {
       if (!(await this.companies.findById(input.companyId, manager))) {
         throw fieldError('company_id', 'No company has this id.');
@@ -55,7 +63,7 @@ export class WebhooksService {
       const endpoint = await this.webhooks.insertEndpoint(manager, {
         companyId: input.companyId,
         url: input.url,
-        secret: input.secret ?? generateWebhookSecret(),
+        secret: seal(this.sealingKey, secret),
       });
       await this.audit.record(manager, actor, {
         action: 'webhook.created',
@@ -64,7 +72,7 @@ export class WebhooksService {
         companyId: endpoint.companyId,
         changedFields: ['url', 'secret'],
       });
-      return endpoint;
+      return { endpoint, secret };
     });
   }
 

@@ -41,6 +41,11 @@ export const UNDOCUMENTED: { method: string; path: RegExp; why: string }[] = [
     why: 'no such route: the 404 of every unknown route',
   },
   { method: 'GET', path: /^\/api\/v2\/%E0%A4%A$/, why: 'a malformed percent-encoding cannot name a route' },
+  {
+    method: 'OPTIONS',
+    path: /^\/api\/v2\//,
+    why: 'CORS preflights: answered by the CORS middleware (or 404 without CORS_ORIGINS), never an API operation',
+  },
 ];
 
 interface Route {
