@@ -45,11 +45,7 @@ export class LogisticsController {
   async queue(@Query() query: QueueQuery, @Req() request: Request): Promise<Page<LogisticsOrderResponse>> {
     const { offset, limit } = pageWindow(query);
     const rows = await this.logistics.queue(query.state, offset, limit);
-    return this.formats.page(
-      rows.map((row) => toLogisticsOrder(row, this.formats)),
-      query,
-      request,
-    );
+    return this.formats.page(rows.map(toLogisticsOrder), query, request);
   }
 
   /** PLACED → SENT_TO_LOGISTICS. Repeating it changes nothing; a test or cancelled order is a 409. */
@@ -147,7 +143,7 @@ export class LogisticsController {
   }
 
   private respond(response: Response, entry: OrderWithChildren): LogisticsOrderResponse {
-    response.setHeader('ETag', etagOf(entry.order.version));
-    return toLogisticsOrder(entry, this.formats);
+    response.setHeader('ETag', etagOf(entry.version));
+    return toLogisticsOrder(entry);
   }
 }
