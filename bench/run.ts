@@ -37,6 +37,8 @@ interface Options {
   duration: number;
   connections: number;
   only?: RegExp;
+  /** Run the app with --cpu-prof; the profile lands in bench/results/profiles when the app stops. */
+  cpuProf: boolean;
 }
 
 async function measure(
@@ -86,9 +88,24 @@ async function runOn(
   const chosen = scenarios(samples).filter(
     (scenario) => scenario.name.startsWith('hello') || !options.only || options.only.test(scenario.name),
   );
-  const env = { DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: RATE_LIMIT, LOG_LEVEL: 'info' };
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_URL: url,
+    RATE_LIMIT_PER_MINUTE: RATE_LIMIT,
+    LOG_LEVEL: 'info',
+    ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}),
+  };
   const servers: Partial<Record<Scenario['target'], ServerProcess>> = {
-    app: await startServer('app', ['dist/main.js'], APP_PORT, env, '/health/ready'),
+    app: await startServer(
+      'app',
+      [
+        ...(options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS_DIR, 'profiles')}`] : []),
+        'dist/main.js',
+      ],
+      APP_PORT,
+      env,
+      '/health/ready',
+    ),
   };
   if (chosen.some((scenario) => scenario.target === 'plain')) {
     const tsx = require.resolve('tsx/cli');
@@ -129,6 +146,7 @@ function parseOptions(): Options {
       duration: { type: 'string', default: '10' },
       connections: { type: 'string', default: '32' },
       only: { type: 'string' },
+      'cpu-prof': { type: 'boolean', default: false },
     },
   });
   return {
@@ -138,6 +156,7 @@ function parseOptions(): Options {
     duration: Number(values.duration),
     connections: Number(values.connections),
     only: values.only ? new RegExp(values.only) : undefined,
+    cpuProf: values['cpu-prof'],
   };
 }
 

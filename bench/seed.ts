@@ -16,8 +16,9 @@ export const PRODUCTS = 20;
  * inserts, no round trip per row), deterministic for a given size (setseed). Proportions, for a history of
  * three years, newest orders last:
  * - companies: order share falls off steeply (company n's share ~ n^-2/3), so company 1 holds ~13 % of orders;
- * - orders: 90 % REGULAR, 7 % EXCHANGE, 3 % RETURN; 3 % TEST; older than the last 3 % of time mostly
- *   COMPLETED, the newest spread over PLACED, SENT_TO_LOGISTICS, DISPATCHED, DELIVERED;
+ * - orders: 90 % REGULAR, 7 % EXCHANGE, 3 % RETURN; 3 % TEST; older than ten days mostly COMPLETED, the
+ *   last ten days spread over PLACED, SENT_TO_LOGISTICS, DISPATCHED, DELIVERED; updated_at a few days after
+ *   created_at, never later than halfway from created_at to now (no pile-up of changes at "now");
  * - one tracking per order handed to logistics (two for every seventh), 1–4 detailed statuses per tracking
  *   by progress, a delivery error on ~2 % of them, a partner comment on ~12 % of orders (two on ~2 %).
  */
@@ -47,24 +48,25 @@ const STATEMENTS = [
        'M-' || company_id || '-' || g % 40, g % 5000, g % 7 = 0, g % 11 = 0, 'S-' || g % 90,
        CASE WHEN g % 10 = 0 THEN 'Back entrance, second door on the left' END,
        CASE WHEN state IN ('DELIVERED', 'COMPLETED') THEN 'SN-' || g END,
-       CASE WHEN state = 'COMPLETED' THEN least(now(), created_at + interval '5 days') END,
+       CASE WHEN state = 'COMPLETED' THEN created_at + least(interval '5 days', (now() - created_at) / 2) END,
        created_at,
-       least(now(), created_at + interval '1 day' * CASE state WHEN 'PLACED' THEN 0 WHEN 'TEST' THEN 0
-         WHEN 'SENT_TO_LOGISTICS' THEN 0.5 WHEN 'DISPATCHED' THEN 1 WHEN 'CANCELLED' THEN 1 ELSE 5 END),
+       created_at + least((now() - created_at) / 2, interval '1 day' * CASE state WHEN 'PLACED' THEN 0
+         WHEN 'TEST' THEN 0 WHEN 'SENT_TO_LOGISTICS' THEN 0.5 WHEN 'DISPATCHED' THEN 1 WHEN 'CANCELLED' THEN 1
+         ELSE 5 END),
        CASE state WHEN 'PLACED' THEN 1 WHEN 'TEST' THEN 1 ELSE 6 END
    FROM (
      SELECT g, company_id, created_at, product_id,
        CASE WHEN r_type < 0.90 THEN 'REGULAR' WHEN r_type < 0.97 THEN 'EXCHANGE' ELSE 'RETURN' END AS order_type,
        CASE
          WHEN r_state < 0.03 THEN 'TEST'
-         WHEN age < 0.97 THEN CASE WHEN r_state < 0.08 THEN 'CANCELLED' WHEN r_state < 0.16 THEN 'DELIVERED'
+         WHEN created_at < now() - interval '10 days' THEN CASE WHEN r_state < 0.08 THEN 'CANCELLED' WHEN r_state < 0.16 THEN 'DELIVERED'
            ELSE 'COMPLETED' END
          ELSE CASE WHEN r_state < 0.05 THEN 'CANCELLED' WHEN r_state < 0.35 THEN 'PLACED'
            WHEN r_state < 0.55 THEN 'SENT_TO_LOGISTICS' WHEN r_state < 0.80 THEN 'DISPATCHED'
            WHEN r_state < 0.95 THEN 'DELIVERED' ELSE 'COMPLETED' END
        END AS state
      FROM (
-       SELECT g, g::float8 / $1::int AS age, random() AS r_type, random() AS r_state,
+       SELECT g, random() AS r_type, random() AS r_state,
          least($2::int, 1 + floor($2::int * power(random(), 3))::int) AS company_id,
          now() - interval '1095 days' * (1 - g::float8 / $1::int) AS created_at,
          1 + g % ${PRODUCTS - 2} AS product_id
@@ -78,7 +80,7 @@ const STATEMENTS = [
          WHEN o.state = 'DISPATCHED' THEN 'In transit' ELSE 'Label created' END,
        o.updated_at,
        CASE WHEN o.state <> 'SENT_TO_LOGISTICS' THEN o.created_at + interval '1 day' END,
-       CASE WHEN o.state IN ('DELIVERED', 'COMPLETED') THEN o.created_at + interval '3 days' END,
+       CASE WHEN o.state IN ('DELIVERED', 'COMPLETED') THEN least(now(), o.created_at + interval '3 days') END,
        'https://track.example.com/PKG' || o.id || '-' || k, o.created_at, o.updated_at
    FROM orders o, generate_series(1, CASE WHEN o.id % 7 = 0 THEN 2 ELSE 1 END) k
    WHERE o.state IN ('SENT_TO_LOGISTICS', 'DISPATCHED', 'DELIVERED', 'COMPLETED')`,
