@@ -163,8 +163,8 @@ export class OrdersService {
   }
 
   private async companySite(companyId: number): Promise<string> {
-    const company = await this.companies.findById(companyId);
-    if (!company) throw new OrderNotFoundError();
-    return company.site;
+    const site = await this.companies.siteOf(companyId);
+    if (site === null) throw new OrderNotFoundError();
+    return site;
   }
 }
