@@ -14,6 +14,9 @@ export interface BenchServer {
   exists(name: string): Promise<boolean>;
   /** Drops and creates `name`, then applies the project's migrations to it. */
   recreate(name: string): Promise<void>;
+  /** Drops `copy` and creates it as a copy of `name` (CREATE DATABASE ... TEMPLATE): a run's own data. */
+  clone(name: string, copy: string): Promise<void>;
+  drop(name: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -64,6 +67,17 @@ export async function openBenchServer(): Promise<BenchServer> {
         encoding: 'utf8',
       });
       if (migrated.status !== 0) throw new Error(`Migrations failed on ${name}:\n${migrated.stderr}`);
+    },
+    clone: async (name, copy) => {
+      assertBenchName(copy);
+      await admin(async (client) => {
+        await client.query(`DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`);
+        await client.query(`CREATE DATABASE ${copy} TEMPLATE ${name}`);
+      });
+    },
+    drop: async (name) => {
+      assertBenchName(name);
+      await admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
     stop: async () => {
       await embedded?.stop();
