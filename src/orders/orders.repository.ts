@@ -29,8 +29,10 @@ export class OrdersRepository {
     private readonly formats: ApiFormats,
   ) {}
 
-  insert(manager: EntityManager, values: Partial<Order>): Promise<Order> {
-    return manager.save(manager.create(Order, values));
+  /** A plain INSERT ... RETURNING of the generated columns (TypeORM's save adds its change tracking on top). */
+  async insert(manager: EntityManager, values: Partial<Order>): Promise<Order> {
+    const { generatedMaps } = await manager.insert(Order, values);
+    return manager.create(Order, { ...values, ...generatedMaps[0] });
   }
 
   /** An order of this company, or null: another company's order is indistinguishable from a missing one. */
