@@ -14,6 +14,8 @@ const PLAIN_PORT = APP_PORT + 1;
 /** High enough that the limiter never refuses, while every request still passes through it. */
 const RATE_LIMIT = '1000000000';
 const RESULTS_DIR = join(__dirname, 'results');
+/** What the caller may set for the app under test, to compare settings: `DATABASE_POOL_SIZE=20 npm run bench`. */
+const PASSED_THROUGH = ['NODE_OPTIONS', 'DATABASE_POOL_SIZE'];
 
 export interface Measurement {
   scenario: string;
@@ -97,7 +99,9 @@ async function runOn(
     DATABASE_URL: url,
     RATE_LIMIT_PER_MINUTE: RATE_LIMIT,
     LOG_LEVEL: 'info',
-    ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}),
+    ...Object.fromEntries(
+      PASSED_THROUGH.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]),
+    ),
   };
   const servers: Partial<Record<Scenario['target'], ServerProcess>> = {
     app: await startServer(
