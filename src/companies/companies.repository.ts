@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
 import { DataSource, type EntityManager } from 'typeorm';
 import { Company } from './company.entity';
 
 @Injectable()
 export class CompaniesRepository {
+  /** A company's site never changes (no route changes it), so each instance keeps the sites it has read. */
+  private readonly sites = new LRUCache<number, string>({ max: 10_000 });
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   insert(manager: EntityManager, values: Pick<Company, 'name' | 'site'>): Promise<Company> {
@@ -13,6 +17,18 @@ export class CompaniesRepository {
 
   findById(id: number, manager: EntityManager = this.dataSource.manager): Promise<Company | null> {
     return manager.findOneBy(Company, { id });
+  }
+
+  /**
+   * The company's site, or null when there is no such company; served from memory after the first read,
+   * which goes through `manager` (the caller's transaction, so a request holds one connection at a time).
+   */
+  async siteOf(id: number, manager?: EntityManager): Promise<string | null> {
+    const cached = this.sites.get(id);
+    if (cached !== undefined) return cached;
+    const company = await this.findById(id, manager);
+    if (company) this.sites.set(id, company.site);
+    return company?.site ?? null;
   }
 
   list(offset: number, limit: number): Promise<Company[]> {

@@ -147,7 +147,7 @@ export class LogisticsController {
   }
 
   private respond(response: Response, entry: OrderWithChildren): LogisticsOrderResponse {
-    response.setHeader('ETag', etagOf(entry.order.version));
+    response.setHeader('ETag', etagOf(entry.version));
     return toLogisticsOrder(entry, this.formats);
   }
 }

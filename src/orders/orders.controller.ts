@@ -22,13 +22,12 @@ import {
   OrderListItemResponse,
   OrderResponse,
   OrderWriteResponse,
-  toOrderListItem,
-  toOrderResponse,
   toOrderSummary,
 } from './dto/order.response';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { PlaceOrderDto } from './dto/place-order.dto';
 import { UpdateOrderDto } from './dto/update-order.dto';
+import { withCredentials } from './order-json';
 import type { OrderFilter } from './orders.repository';
 import { OrderNotFoundError } from './orders.errors';
 import { OrdersService } from './orders.service';
@@ -87,7 +86,7 @@ export class OrdersController {
     const { offset, limit } = pageWindow(query);
     const rows = await this.orders.list(principal.companyId!, this.toFilter(query), offset, limit);
     return this.formats.page(
-      rows.map((row) => toOrderListItem(row, this.formats)),
+      rows.map((row) => withCredentials(row, this.formats)),
       query,
       request,
     );
@@ -108,9 +107,9 @@ export class OrdersController {
     @Param('id', orderIdParam()) id: number,
     @Res({ passthrough: true }) response: Response,
   ): Promise<OrderResponse> {
-    const entry = await this.orders.get(principal.companyId!, id);
-    response.setHeader('ETag', etagOf(entry.order.version));
-    return toOrderResponse(entry, this.formats);
+    const order = await this.orders.get(principal.companyId!, id);
+    response.setHeader('ETag', etagOf(order.version));
+    return withCredentials(order, this.formats);
   }
 
   /** Changes an order that has not been sent to logistics (state PLACED or TEST); 409 afterwards. */

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager, In } from 'typeorm';
-import { OrderComment } from '../comments/order-comment.entity';
+import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import { ApiFormats } from '../common/api-formats';
 import { DeviceCredentials } from '../common/device-credentials';
-import { DeliveryError, DetailedStatus, Tracking } from './order-children.entities';
+import type { OrderListItemResponse, OrderResponse } from './dto/order.response';
+import { type OrderJsonRow, orderJsonSelect } from './order-json';
 import type { OrderState, OrderType } from './order-state';
 import { Order } from './order.entity';
 
@@ -22,24 +23,22 @@ export interface OrderFilter {
   updatedTo?: Date;
 }
 
-/** An order's arrays, loaded for a whole page at once. */
-export interface OrderChildren {
-  trackings: Tracking[];
-  latestStatus: DetailedStatus | null;
-  deliveryErrors: DeliveryError[];
-  comments: OrderComment[];
-}
-
 @Injectable()
 export class OrdersRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly credentials: DeviceCredentials,
+    private readonly formats: ApiFormats,
   ) {}
 
-  /** Device credentials are sealed on every write; read orders carry them sealed (DeviceCredentials.open). */
-  insert(manager: EntityManager, values: Partial<Order>): Promise<Order> {
-    return manager.save(manager.create(Order, this.credentials.seal(values)));
+  /**
+   * A plain INSERT ... RETURNING of the generated columns (TypeORM's save adds its change tracking on top).
+   * Device credentials are sealed on every write; read orders carry them sealed (DeviceCredentials.open).
+   */
+  async insert(manager: EntityManager, values: Partial<Order>): Promise<Order> {
+    const sealed = this.credentials.seal(values);
+    const { generatedMaps } = await manager.insert(Order, sealed);
+    return manager.create(Order, { ...sealed, ...generatedMaps[0] });
   }
 
   /** An order of this company, or null: another company's order is indistinguishable from a missing one. */
@@ -65,14 +64,32 @@ export class OrdersRepository {
     return manager.findOneBy(Order, { id });
   }
 
+  /** An order of this company as its response object, or null (another company's order is a missing one). */
+  async findJsonOfCompany(id: number, companyId: number): Promise<OrderJsonRow<OrderResponse> | null> {
+    const rows: OrderJsonRow<OrderResponse>[] = await this.dataSource.query(
+      `SELECT ${orderJsonSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
+      [id, companyId, this.formats.timeZone],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Logistics works across companies: any order by id, as its response object. */
+  async findJsonById(id: number): Promise<OrderJsonRow<OrderResponse> | null> {
+    const rows: OrderJsonRow<OrderResponse>[] = await this.dataSource.query(
+      `SELECT ${orderJsonSelect('o', '$2', 'comments')} FROM orders o WHERE o.id = $1`,
+      [id, this.formats.timeZone],
+    );
+    return rows[0] ?? null;
+  }
+
   /** The logistics work queue: orders in a state, oldest first, never test orders (orders_state_created_idx). */
-  queue(state: OrderState, offset: number, limit: number): Promise<Order[]> {
-    return this.dataSource.manager.find(Order, {
-      where: { state, test: false },
-      order: { createdAt: 'ASC', id: 'ASC' },
-      skip: offset,
-      take: limit,
-    });
+  queue(state: OrderState, offset: number, limit: number): Promise<OrderJsonRow<OrderResponse>[]> {
+    const page = this.dataSource.manager
+      .createQueryBuilder(Order, 'o')
+      .where('o.state = :state AND o.test = false', { state })
+      .orderBy('o.created_at', 'ASC')
+      .addOrderBy('o.id', 'ASC');
+    return this.pageAsJson(page, offset, limit, 'comments', 'created_at ASC, id ASC');
   }
 
   async update(manager: EntityManager, id: number, values: Partial<Order>): Promise<void> {
@@ -89,7 +106,12 @@ export class OrdersRepository {
   }
 
   /** Newest first (created_at, then id); one statement, every filter backed by an index starting with company_id. */
-  list(companyId: number, filter: OrderFilter, offset: number, limit: number): Promise<Order[]> {
+  list(
+    companyId: number,
+    filter: OrderFilter,
+    offset: number,
+    limit: number,
+  ): Promise<OrderJsonRow<OrderListItemResponse>[]> {
     const query = this.dataSource.manager
       .createQueryBuilder(Order, 'o')
       .where('o.company_id = :companyId', { companyId });
@@ -122,38 +144,25 @@ export class OrdersRepository {
         deliveredTo: filter.deliveredTo,
       });
     }
-    return query
-      .orderBy('o.created_at', 'DESC')
-      .addOrderBy('o.id', 'DESC')
-      .offset(offset)
-      .limit(limit)
-      .getMany();
+    query.orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'DESC');
+    return this.pageAsJson(query, offset, limit, 'partner_comments', 'created_at DESC, id DESC');
   }
 
-  /** The arrays of every order given, in four statements whatever their number. */
-  async childrenOf(orderIds: number[]): Promise<Map<number, OrderChildren>> {
-    const children = new Map<number, OrderChildren>(
-      orderIds.map((id) => [id, { trackings: [], latestStatus: null, deliveryErrors: [], comments: [] }]),
+  /**
+   * One statement: the page of orders the query selects, each built into its response object (children
+   * included) by PostgreSQL for the page's rows only.
+   */
+  private async pageAsJson<Body extends OrderResponse | OrderListItemResponse>(
+    page: SelectQueryBuilder<Order>,
+    offset: number,
+    limit: number,
+    commentsKey: 'comments' | 'partner_comments',
+    order: string,
+  ): Promise<OrderJsonRow<Body>[]> {
+    const [sql, parameters] = page.select('o.*').offset(offset).limit(limit).getQueryAndParameters();
+    return this.dataSource.query(
+      `SELECT ${orderJsonSelect('p', `$${parameters.length + 1}`, commentsKey)} FROM (${sql}) p ORDER BY ${order}`,
+      [...(parameters as unknown[]), this.formats.timeZone],
     );
-    if (orderIds.length === 0) return children;
-    const manager = this.dataSource.manager;
-    const [trackings, statuses, errors, comments] = await Promise.all([
-      manager.find(Tracking, { where: { orderId: In(orderIds) }, order: { orderId: 'ASC', id: 'ASC' } }),
-      manager
-        .createQueryBuilder(DetailedStatus, 's')
-        .distinctOn(['s.order_id'])
-        .where('s.order_id IN (:...orderIds)', { orderIds })
-        .orderBy('s.order_id')
-        .addOrderBy('s.status_date', 'DESC')
-        .addOrderBy('s.id', 'DESC')
-        .getMany(),
-      manager.find(DeliveryError, { where: { orderId: In(orderIds) }, order: { orderId: 'ASC', id: 'ASC' } }),
-      manager.find(OrderComment, { where: { orderId: In(orderIds) }, order: { orderId: 'ASC', id: 'ASC' } }),
-    ]);
-    for (const row of trackings) children.get(row.orderId)!.trackings.push(row);
-    for (const row of statuses) children.get(row.orderId)!.latestStatus = row;
-    for (const row of errors) children.get(row.orderId)!.deliveryErrors.push(row);
-    for (const row of comments) children.get(row.orderId)!.comments.push(row);
-    return children;
   }
 }

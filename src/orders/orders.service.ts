@@ -8,23 +8,28 @@ import { fieldError } from '../common/domain-error';
 import { UnitOfWork } from '../database/unit-of-work';
 import { EventsService } from '../events/events.service';
 import { orderEvents } from '../events/order-events';
+import type { OrderListItemResponse, OrderResponse } from './dto/order.response';
 import { PLACEMENT_FIELDS, type PlacementField } from './dto/place-order.dto';
+import type { OrderJsonRow } from './order-json';
 import { changedFields, type OrderFieldValues, toFieldValues, toStoredFields } from './order-fields';
 import { canTransition, isEditable, type OrderState } from './order-state';
 import type { Order } from './order.entity';
 import { OrderChangedError, OrderNotEditableError, OrderNotFoundError } from './orders.errors';
-import { type OrderChildren, type OrderFilter, OrdersRepository } from './orders.repository';
+import { type OrderFilter, OrdersRepository } from './orders.repository';
 import { OrderValidator } from './order-validator';
 
-export interface OrderWithChildren {
-  order: Order;
-  children: OrderChildren;
-}
+/** An order with its arrays, as its response object built by PostgreSQL (see order-json.ts). */
+export type OrderWithChildren = OrderJsonRow<OrderResponse>;
 
 /** If-Match: a write that names a version the order no longer has is refused (412), never applied. */
 export function assertUnchanged(order: Order, expectedVersion: number | undefined): void {
   if (expectedVersion !== undefined && order.version !== expectedVersion)
     throw new OrderChangedError(order.version);
+}
+
+function found(order: OrderWithChildren | null): OrderWithChildren {
+  if (!order) throw new OrderNotFoundError();
+  return order;
 }
 
 /** The placement fields a request body carries (unknown fields are ignored, never stored, never an error). */
@@ -152,42 +157,32 @@ export class OrdersService {
   }
 
   async get(companyId: number, orderId: number): Promise<OrderWithChildren> {
-    return this.withChildren(await this.orders.findOfCompany(orderId, companyId));
+    return found(await this.orders.findJsonOfCompany(orderId, companyId));
   }
 
   /** Any company's order (logistics). */
   async getById(orderId: number): Promise<OrderWithChildren> {
-    return this.withChildren(await this.orders.findById(orderId));
+    return found(await this.orders.findJsonById(orderId));
   }
 
-  /** The logistics work queue, with each order's arrays: five statements whatever the page size. */
-  async queue(state: OrderState, offset: number, limit: number): Promise<OrderWithChildren[]> {
-    return this.attachChildren(await this.orders.queue(state, offset, limit));
+  /** The logistics work queue, each order with its arrays: one statement whatever the page size. */
+  queue(state: OrderState, offset: number, limit: number): Promise<OrderWithChildren[]> {
+    return this.orders.queue(state, offset, limit);
   }
 
-  /** A page of the company's orders with their arrays: five statements whatever the page size. */
-  async list(
+  /** A page of the company's orders with their arrays: one statement whatever the page size. */
+  list(
     companyId: number,
     filter: OrderFilter,
     offset: number,
     limit: number,
-  ): Promise<OrderWithChildren[]> {
-    return this.attachChildren(await this.orders.list(companyId, filter, offset, limit));
-  }
-
-  private async withChildren(order: Order | null): Promise<OrderWithChildren> {
-    if (!order) throw new OrderNotFoundError();
-    return (await this.attachChildren([order]))[0];
-  }
-
-  private async attachChildren(orders: Order[]): Promise<OrderWithChildren[]> {
-    const children = await this.orders.childrenOf(orders.map((order) => order.id));
-    return orders.map((order) => ({ order, children: children.get(order.id)! }));
+  ): Promise<OrderJsonRow<OrderListItemResponse>[]> {
+    return this.orders.list(companyId, filter, offset, limit);
   }
 
   private async companySite(companyId: number, manager: EntityManager): Promise<string> {
-    const company = await this.companies.findById(companyId, manager);
-    if (!company) throw new OrderNotFoundError();
-    return company.site;
+    const site = await this.companies.siteOf(companyId, manager);
+    if (site === null) throw new OrderNotFoundError();
+    return site;
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { LRUCache } from 'lru-cache';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../audit/actor';
 import { AuditService } from '../audit/audit.service';
@@ -19,8 +20,20 @@ export interface NewProduct {
   variations?: { name: string }[];
 }
 
+/**
+ * How long an instance trusts a product it looked up to validate an order. A change through this instance is
+ * seen at once; one made through another instance (deactivation, a new variation) within this bound. A product
+ * that was not found or is inactive is never remembered, so a new product can be ordered at once.
+ */
+export const PRODUCT_CACHE_MS = 5_000;
+
 @Injectable()
 export class ProductsService {
+  private readonly orderable = new LRUCache<number, ProductWithVariations>({
+    max: 1_000,
+    ttl: PRODUCT_CACHE_MS,
+  });
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly products: ProductsRepository,
@@ -28,12 +41,12 @@ export class ProductsService {
   ) {}
 
   create(actor: Actor, input: NewProduct): Promise<ProductWithVariations> {
-    return this.dataSource.transaction((manager) => this.insert(manager, actor, input));
+    return this.write((manager) => this.insert(manager, actor, input));
   }
 
   /** Creates every product of the file or none. */
   import(actor: Actor, inputs: NewProduct[]): Promise<ProductWithVariations[]> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.write(async (manager) => {
       const created: ProductWithVariations[] = [];
       for (const input of inputs) created.push(await this.insert(manager, actor, input));
       return created;
@@ -45,7 +58,7 @@ export class ProductsService {
     id: number,
     changes: { name?: string; active?: boolean },
   ): Promise<ProductWithVariations> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.write(async (manager) => {
       const product = await this.products.findForUpdate(manager, id);
       if (!product) throw new ProductNotFoundError();
       const changed = (Object.keys(changes) as (keyof typeof changes)[]).filter(
@@ -64,7 +77,7 @@ export class ProductsService {
   }
 
   addVariation(actor: Actor, id: number, name: string): Promise<ProductWithVariations> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.write(async (manager) => {
       if (!(await this.products.findForUpdate(manager, id))) throw new ProductNotFoundError();
       await this.products.insertVariations(manager, id, [name]);
       await this.record(manager, actor, 'product.variation_added', id, ['variations']);
@@ -80,9 +93,18 @@ export class ProductsService {
 
   /** The product an order names, when it exists and is active, with its variations. */
   async findOrderable(id: number, manager?: EntityManager): Promise<ProductWithVariations | null> {
+    const cached = this.orderable.get(id);
+    if (cached) return cached;
     const product = await this.products.findById(id, manager);
     if (!product?.active) return null;
-    return { product, variations: await this.products.variationsOf([id], manager) };
+    const orderable = { product, variations: await this.products.variationsOf([id], manager) };
+    this.orderable.set(id, orderable);
+    return orderable;
+  }
+
+  /** A product write in one transaction; this instance forgets what it remembered about products. */
+  private write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction(work).finally(() => this.orderable.clear());
   }
 
   private async insert(

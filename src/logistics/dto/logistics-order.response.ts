@@ -1,5 +1,6 @@
 import type { ApiFormats } from '../../common/api-formats';
-import { OrderResponse, toOrderResponse } from '../../orders/dto/order.response';
+import { OrderResponse } from '../../orders/dto/order.response';
+import { withCredentials } from '../../orders/order-json';
 import type { OrderWithChildren } from '../../orders/orders.service';
 
 /** An order as logistics sees it: the partner's order object, plus whose it is and its version (the ETag). */
@@ -11,9 +12,5 @@ export class LogisticsOrderResponse extends OrderResponse {
 }
 
 export function toLogisticsOrder(entry: OrderWithChildren, formats: ApiFormats): LogisticsOrderResponse {
-  return {
-    ...toOrderResponse(entry, formats),
-    company_id: entry.order.companyId,
-    version: entry.order.version,
-  };
+  return { ...withCredentials(entry, formats), company_id: entry.company_id, version: entry.version };
 }

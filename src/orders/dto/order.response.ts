@@ -1,11 +1,9 @@
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import type { OrderComment } from '../../comments/order-comment.entity';
 import type { ApiFormats } from '../../common/api-formats';
 import type { DeliveryError, DetailedStatus, Tracking } from '../order-children.entities';
 import { orderRef } from '../order-rules';
-import { isEditable, ORDER_STATES, type OrderState, type OrderType } from '../order-state';
+import { ORDER_STATES, type OrderState, type OrderType } from '../order-state';
 import type { Order } from '../order.entity';
-import type { OrderWithChildren } from '../orders.service';
 
 export class TrackingResponse {
   /** @example "2026-11-22T09:15" */
@@ -181,6 +179,8 @@ export class OrderWriteResponse {
   orders!: OrderSummaryResponse[];
 }
 
+/* The order body is built by PostgreSQL (order-json.ts). These build the same shapes in Node for what
+   is not read back from the database: the tracking, status and error objects of events. */
 type TrackingFields = Pick<
   Tracking,
   'statusDate' | 'status' | 'dispatchDate' | 'deliveryDate' | 'trackingNumber' | 'trackingLink'
@@ -221,73 +221,6 @@ export const deliveryErrorResponse = (
   resolution: row.resolution,
   comment: row.comment,
 });
-
-const commentResponse = (row: OrderComment, formats: ApiFormats): CommentResponse => ({
-  id: row.id,
-  partner_comment: row.partnerComment,
-  user_name: row.userName,
-  created_at: formats.dateTime(row.createdAt),
-  updated_at: formats.dateTime(row.updatedAt),
-});
-
-function orderBase({ order, children }: OrderWithChildren, formats: ApiFormats): OrderBaseResponse {
-  const { login, password } = formats.deviceCredentials(order);
-  return {
-    order_id: order.id,
-    order_ref: orderRef(order.site, order.id),
-    created_at: formats.dateTime(order.createdAt),
-    first_name: order.firstName,
-    last_name: order.lastName,
-    consignee: order.consignee,
-    email: order.email,
-    phone: order.phone,
-    zip: order.zip,
-    city: order.city,
-    street: order.street,
-    house_number: order.houseNumber,
-    floor: order.floor,
-    door: order.door,
-    opening_hours: order.openingHours,
-    product_id: order.productId,
-    product_variation_id: order.productVariationId,
-    login,
-    password,
-    final_completion_date: formats.dateTime(order.finalCompletionDate),
-    order_type: order.orderType,
-    original_order_id: order.originalOrderId === null ? null : String(order.originalOrderId),
-    trackings: children.trackings.map((row) => trackingResponse(row, formats)),
-    detailed_status: children.latestStatus ? detailedStatusResponse(children.latestStatus, formats) : null,
-    serial_number: order.serialNumber,
-    delivery_errors: children.deliveryErrors.map((row) => deliveryErrorResponse(row, formats)),
-    merchant_id: order.merchantId,
-    state: order.state,
-    editable: isEditable(order.state),
-    test: order.test,
-    country: order.country,
-    note: order.note,
-    details: order.details,
-    corrected_order_ID: order.correctedOrderId,
-    oms_user_id: order.omsUserId,
-    retail: order.retail,
-    dinein: order.dinein,
-    shop_number: order.shopNumber,
-    updated_at: formats.dateTime(order.updatedAt),
-  };
-}
-
-export function toOrderResponse(entry: OrderWithChildren, formats: ApiFormats): OrderResponse {
-  return {
-    ...orderBase(entry, formats),
-    comments: entry.children.comments.map((row) => commentResponse(row, formats)),
-  };
-}
-
-export function toOrderListItem(entry: OrderWithChildren, formats: ApiFormats): OrderListItemResponse {
-  return {
-    ...orderBase(entry, formats),
-    partner_comments: entry.children.comments.map((row) => commentResponse(row, formats)),
-  };
-}
 
 /** The `orders` array of write responses: order_id a string when placing, an integer otherwise (spec quirk). */
 export function toOrderSummary(order: Order, idAs: 'string' | 'integer'): OrderSummaryResponse {

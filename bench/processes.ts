@@ -1,0 +1,72 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..');
+const START_TIMEOUT_MS = 60_000;
+
+/** A server under test, run as its own process so that its memory and CPU are its own. */
+export interface ServerProcess {
+  name: string;
+  baseUrl: string;
+  pid: number;
+  /** Forgets the peak resident set size so far (Linux clear_refs 5), so the next reading is one scenario's. */
+  resetPeakRss(): void;
+  /** Peak resident set size since start or the last reset, in MB (VmHWM). */
+  peakRssMb(): number;
+  stop(): Promise<void>;
+}
+
+async function waitUntilAnswering(url: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`The server exited with ${child.exitCode}:\n${output()}`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`The server did not answer ${url} within ${START_TIMEOUT_MS} ms:\n${output()}`);
+}
+
+/**
+ * Starts `args` with node on `port` and waits until `readyPath` answers 2xx. Its stdout (the request log)
+ * is read and dropped, so logging costs what it costs in production; stderr is kept for error reports.
+ */
+export async function startServer(
+  name: string,
+  args: string[],
+  port: number,
+  env: Record<string, string>,
+  readyPath: string,
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let errors = '';
+  child.stdout.resume();
+  child.stderr.on('data', (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4000)));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  await waitUntilAnswering(baseUrl + readyPath, child, () => errors);
+  const pid = child.pid!;
+  return {
+    name,
+    baseUrl,
+    pid,
+    resetPeakRss: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'),
+    peakRssMb: () => {
+      const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      return Math.round(Number(kb) / 1024);
+    },
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    },
+  };
+}

@@ -1,0 +1,260 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import {
+  BENCH_DEVICE_CREDENTIALS_KEY,
+  type BenchServer,
+  benchDatabaseName,
+  openBenchServer,
+} from './bench-database';
+import { type ServerProcess, startServer } from './processes';
+import { allScenarios, filterScenarios, prepareSamples, type Scenario } from './scenarios';
+import { seedBenchDatabase } from './seed';
+
+/** Ports of the servers under test, on loopback. */
+const APP_PORT = Number(process.env.BENCH_PORT ?? 4100);
+const PLAIN_PORT = APP_PORT + 1;
+/** High enough that the limiter never refuses, while every request still passes through it. */
+const RATE_LIMIT = '1000000000';
+const RESULTS_DIR = join(__dirname, 'results');
+/** What the caller may set for the app under test, to compare settings: `DATABASE_POOL_SIZE=20 npm run bench`. */
+const PASSED_THROUGH = ['NODE_OPTIONS', 'DATABASE_POOL_SIZE'];
+
+export interface Measurement {
+  scenario: string;
+  orders: number;
+  requestsPerSecond: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyAverageMs: number;
+  errors: number;
+  non2xx: number;
+  peakRssMb: number;
+  /** requests/s divided by the requests/s of the hello route measured just before, on the same app. */
+  ratioToHello: number;
+  helloRequestsPerSecond?: number;
+  loadAverage: number[];
+}
+
+interface Options {
+  orders: number;
+  smallOrders: number;
+  companies: number;
+  duration: number;
+  connections: number;
+  only?: RegExp;
+  /** Run the app with --cpu-prof; the profile lands in bench/results/profiles when the app stops. */
+  cpuProf: boolean;
+}
+
+async function measure(
+  scenario: Scenario,
+  server: ServerProcess,
+  token: string,
+  options: Options,
+): Promise<Omit<Measurement, 'ratioToHello' | 'orders'>> {
+  server.resetPeakRss();
+  const result = await autocannon({
+    url: server.baseUrl,
+    connections: options.connections,
+    duration: options.duration,
+    headers: {
+      'content-type': 'application/json',
+      ...(scenario.anonymous ? {} : { authorization: `Bearer ${token}` }),
+    },
+    requests: [
+      {
+        method: scenario.method,
+        setupRequest: (request) => ({
+          ...request,
+          path: scenario.path(),
+          body: scenario.body?.(),
+          headers: { ...request.headers, ...scenario.headers?.() },
+        }),
+      },
+    ],
+  });
+  return {
+    scenario: scenario.name,
+    requestsPerSecond: Math.round(result.requests.average),
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    latencyAverageMs: result.latency.average,
+    errors: result.errors,
+    non2xx: result.non2xx,
+    peakRssMb: server.peakRssMb(),
+    loadAverage: loadavg().map((value) => Math.round(value * 100) / 100),
+  };
+}
+
+/** Runs the scenarios against one seeded database: the app, and the plain server when a scenario needs it. */
+async function runOn(
+  bench: BenchServer,
+  orders: number,
+  scenarios: (samples: Awaited<ReturnType<typeof prepareSamples>>) => Scenario[],
+  options: Options,
+): Promise<Measurement[]> {
+  // Each run writes into its own copy of the seeded database, so writes never skew a later run's reads.
+  const copy = `${benchDatabaseName(orders)}_run`;
+  await bench.clone(benchDatabaseName(orders), copy);
+  const url = bench.urlOf(copy);
+  const samples = await prepareSamples(url);
+  const chosen = scenarios(samples).filter(
+    (scenario) => scenario.name.startsWith('hello') || !options.only || options.only.test(scenario.name),
+  );
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_URL: url,
+    DEVICE_CREDENTIALS_KEY: BENCH_DEVICE_CREDENTIALS_KEY,
+    RATE_LIMIT_PER_MINUTE: RATE_LIMIT,
+    LOG_LEVEL: 'info',
+    ...Object.fromEntries(
+      PASSED_THROUGH.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]),
+    ),
+  };
+  const servers: Partial<Record<Scenario['target'], ServerProcess>> = {
+    app: await startServer(
+      'app',
+      [
+        ...(options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${join(RESULTS_DIR, 'profiles')}`] : []),
+        'dist/main.js',
+      ],
+      APP_PORT,
+      env,
+      '/health/ready',
+    ),
+  };
+  if (chosen.some((scenario) => scenario.target === 'plain')) {
+    const tsx = require.resolve('tsx/cli');
+    servers.plain = await startServer('plain', [tsx, 'bench/plain-server.ts'], PLAIN_PORT, env, '/health');
+  }
+  try {
+    const [hello, ...others] = chosen;
+    const measured: Measurement[] = [];
+    const record = (result: Omit<Measurement, 'orders' | 'ratioToHello'>, helloRps: number) => {
+      measured.push({
+        ...result,
+        orders,
+        ratioToHello: Math.round((result.requestsPerSecond / helloRps) * 1000) / 1000,
+      });
+      console.log(
+        `${String(orders).padStart(8)}  ${result.scenario.padEnd(42)} ${String(result.requestsPerSecond).padStart(6)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  errors ${result.errors + result.non2xx}  peak RSS ${result.peakRssMb} MB  ratio ${measured.at(-1)!.ratioToHello}`,
+      );
+    };
+    const helloRun = await measure(hello, servers.app!, samples.token, options);
+    record(helloRun, helloRun.requestsPerSecond);
+    for (const scenario of others) {
+      // The machine is shared: each scenario's ratio is to a hello measured just before it.
+      const reference = await measure(hello, servers.app!, samples.token, {
+        ...options,
+        duration: Math.max(3, Math.round(options.duration / 3)),
+      });
+      const result = await measure(scenario, servers[scenario.target]!, samples.token, options);
+      record({ ...result, helloRequestsPerSecond: reference.requestsPerSecond }, reference.requestsPerSecond);
+    }
+    return measured;
+  } finally {
+    for (const server of Object.values(servers)) await server.stop();
+    await bench.drop(copy);
+  }
+}
+
+async function ensureSeeded(bench: BenchServer, orders: number, companies: number): Promise<void> {
+  if (await bench.exists(benchDatabaseName(orders))) return;
+  console.log(`Seeding ${benchDatabaseName(orders)} (${orders} orders, ${companies} companies)...`);
+  await seedBenchDatabase({ orders, companies });
+}
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    options: {
+      orders: { type: 'string', default: '1000000' },
+      'small-orders': { type: 'string', default: '10000' },
+      companies: { type: 'string', default: '500' },
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '32' },
+      only: { type: 'string' },
+      'cpu-prof': { type: 'boolean', default: false },
+    },
+  });
+  return {
+    orders: Number(values.orders),
+    smallOrders: Number(values['small-orders']),
+    companies: Number(values.companies),
+    duration: Number(values.duration),
+    connections: Number(values.connections),
+    only: values.only ? new RegExp(values.only) : undefined,
+    cpuProf: values['cpu-prof'],
+  };
+}
+
+/** How each filter's cost (relative to hello, so machine noise cancels) grows from the small to the large set. */
+function growth(rows: Measurement[], options: Options) {
+  const at = (orders: number, scenario: string) =>
+    rows.find((row) => row.orders === orders && row.scenario === scenario);
+  return rows
+    .filter((row) => row.orders === options.smallOrders && row.scenario.startsWith('GET /order'))
+    .map((small) => {
+      const large = at(options.orders, small.scenario);
+      return (
+        large && {
+          scenario: small.scenario,
+          costGrowth: Math.round((small.ratioToHello / large.ratioToHello) * 100) / 100,
+        }
+      );
+    })
+    .filter((row) => row !== undefined);
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions();
+  const bench = await openBenchServer();
+  const startedAt = new Date();
+  try {
+    await ensureSeeded(bench, options.orders, options.companies);
+    await ensureSeeded(bench, options.smallOrders, options.companies);
+    const large = await runOn(bench, options.orders, allScenarios, options);
+    const small = await runOn(
+      bench,
+      options.smallOrders,
+      (samples) => [
+        allScenarios(samples)[0],
+        ...allScenarios(samples).filter((scenario) => scenario.name === 'GET /order page 1'),
+        ...filterScenarios(samples),
+      ],
+      options,
+    );
+    const measurements = [...large, ...small];
+    const report = {
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      machine: {
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model,
+        memoryMb: Math.round(totalmem() / 2 ** 20),
+        node: process.version,
+      },
+      options: { ...options, only: options.only?.source },
+      measurements,
+      filterGrowth: growth(measurements, options),
+    };
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    const file = join(RESULTS_DIR, `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    console.log('\nratio to hello (same run, same database):');
+    for (const row of measurements)
+      console.log(`${String(row.orders).padStart(8)}  ${row.scenario.padEnd(42)} ${row.ratioToHello}`);
+    console.log('\ncost growth from the small to the large database (1.0 = flat):');
+    for (const row of report.filterGrowth) console.log(`  ${row.scenario.padEnd(42)} ${row.costGrowth}x`);
+    console.log(`\nWrote ${file}`);
+  } finally {
+    await bench.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,94 @@
+import type { ApiFormats } from '../common/api-formats';
+import type { OrderBaseResponse } from './dto/order.response';
+import { EDITABLE_STATES } from './order-state';
+
+/**
+ * The order object of CONTRACT §4 is built by PostgreSQL, children included, in the statement that finds the
+ * order: one round trip, and no entity hydration or date formatting per field in Node. `json` (not `jsonb`)
+ * keeps the keys in the order written here, which is the order of spec §2.3.
+ *
+ * The device credentials are the exception: they are stored sealed (AES-256-GCM), so PostgreSQL leaves `login`
+ * and `password` null in the object and returns the stored columns beside it, for the one Node step
+ * (`withCredentials`) that opens them and puts them in place.
+ */
+
+/** An order as PostgreSQL returns it: the body without credentials, the credentials, version and company. */
+export interface OrderJsonRow<Body extends OrderBaseResponse = OrderBaseResponse> {
+  body: Body;
+  login: string;
+  password: string;
+  version: number;
+  company_id: number;
+}
+
+const inList = (values: readonly string[]) => values.map((value) => `'${value}'`).join(', ');
+
+/**
+ * SQL expression: the order of row alias `o` as a json object. `zone` is the placeholder of the service time
+ * zone (`$3`); datetimes come out as YYYY-MM-DDTHH:MM in it, like every datetime of the API.
+ */
+export function orderJsonSql(o: string, zone: string, commentsKey: 'comments' | 'partner_comments'): string {
+  const at = (column: string) => `to_char(${column} AT TIME ZONE ${zone}, 'YYYY-MM-DD"T"HH24:MI')`;
+  const array = (select: string, from: string, order: string) =>
+    `(SELECT coalesce(json_agg(${select} ORDER BY ${order}), '[]'::json) FROM ${from})`;
+  return `json_build_object(
+    'order_id', ${o}.id,
+    'order_ref', ${o}.site || '-' || lpad(${o}.id::text, greatest(7, length(${o}.id::text)), '0'),
+    'created_at', ${at(`${o}.created_at`)},
+    'first_name', ${o}.first_name, 'last_name', ${o}.last_name, 'consignee', ${o}.consignee,
+    'email', ${o}.email, 'phone', ${o}.phone, 'zip', ${o}.zip, 'city', ${o}.city, 'street', ${o}.street,
+    'house_number', ${o}.house_number, 'floor', ${o}.floor, 'door', ${o}.door,
+    'opening_hours', ${o}.opening_hours, 'product_id', ${o}.product_id,
+    'product_variation_id', ${o}.product_variation_id, 'login', NULL, 'password', NULL,
+    'final_completion_date', ${at(`${o}.final_completion_date`)},
+    'order_type', ${o}.order_type, 'original_order_id', ${o}.original_order_id::text,
+    'trackings', ${array(
+      `json_build_object('status_date', ${at('t.status_date')}, 'status', t.status,
+        'dispatch_date', ${at('t.dispatch_date')}, 'delivery_date', ${at('t.delivery_date')},
+        'tracking_number', t.tracking_number, 'tracking_link', t.tracking_link)`,
+      `trackings t WHERE t.order_id = ${o}.id`,
+      't.id',
+    )},
+    'detailed_status', (SELECT json_build_object('status_date', ${at('s.status_date')}, 'status', s.status,
+        'location', s.location, 'description', s.description, 'tracking_number', s.tracking_number,
+        'tracking_link', s.tracking_link)
+      FROM detailed_statuses s WHERE s.order_id = ${o}.id ORDER BY s.status_date DESC, s.id DESC LIMIT 1),
+    'serial_number', ${o}.serial_number,
+    'delivery_errors', ${array(
+      `json_build_object('status', e.status, 'date', ${at('e.date')}, 'resolution', e.resolution,
+        'comment', e.comment)`,
+      `delivery_errors e WHERE e.order_id = ${o}.id`,
+      'e.id',
+    )},
+    'merchant_id', ${o}.merchant_id, 'state', ${o}.state,
+    'editable', ${o}.state IN (${inList(EDITABLE_STATES)}),
+    'test', ${o}.test, 'country', ${o}.country, 'note', ${o}.note, 'details', ${o}.details,
+    'corrected_order_ID', ${o}.corrected_order_id, 'oms_user_id', ${o}.oms_user_id, 'retail', ${o}.retail,
+    'dinein', ${o}.dinein, 'shop_number', ${o}.shop_number, 'updated_at', ${at(`${o}.updated_at`)},
+    '${commentsKey}', ${array(
+      `json_build_object('id', c.id, 'partner_comment', c.partner_comment, 'user_name', c.user_name,
+        'created_at', ${at('c.created_at')}, 'updated_at', ${at('c.updated_at')})`,
+      `order_comments c WHERE c.order_id = ${o}.id`,
+      'c.id',
+    )})`;
+}
+
+/** The select list of an order read: the object, then the columns it leaves out or that travel beside it. */
+export function orderJsonSelect(
+  o: string,
+  zone: string,
+  commentsKey: 'comments' | 'partner_comments',
+): string {
+  return `${orderJsonSql(o, zone, commentsKey)} AS body, ${o}.login, ${o}.password, ${o}.version, ${o}.company_id`;
+}
+
+/** The response body: the object PostgreSQL built, with the device credentials opened and put in place. */
+export function withCredentials<Body extends OrderBaseResponse>(
+  row: OrderJsonRow<Body>,
+  formats: Pick<ApiFormats, 'deviceCredentials'>,
+): Body {
+  const { login, password } = formats.deviceCredentials(row);
+  row.body.login = login;
+  row.body.password = password;
+  return row.body;
+}
