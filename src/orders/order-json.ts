@@ -1,4 +1,5 @@
 import type { ApiFormats } from '../common/api-formats';
+import { oneOf } from '../database/check-constraint';
 import type { OrderBaseResponse } from './dto/order.response';
 import { EDITABLE_STATES } from './order-state';
 
@@ -20,8 +21,6 @@ export interface OrderJsonRow<Body extends OrderBaseResponse = OrderBaseResponse
   version: number;
   company_id: number;
 }
-
-const inList = (values: readonly string[]) => values.map((value) => `'${value}'`).join(', ');
 
 /**
  * SQL expression: the order of row alias `o` as a json object. `zone` is the placeholder of the service time
@@ -61,7 +60,7 @@ export function orderJsonSql(o: string, zone: string, commentsKey: 'comments' | 
       'e.id',
     )},
     'merchant_id', ${o}.merchant_id, 'state', ${o}.state,
-    'editable', ${o}.state IN (${inList(EDITABLE_STATES)}),
+    'editable', ${oneOf(`${o}.state`, EDITABLE_STATES)},
     'test', ${o}.test, 'country', ${o}.country, 'note', ${o}.note, 'details', ${o}.details,
     'corrected_order_ID', ${o}.corrected_order_id, 'oms_user_id', ${o}.oms_user_id, 'retail', ${o}.retail,
     'dinein', ${o}.dinein, 'shop_number', ${o}.shop_number, 'updated_at', ${at(`${o}.updated_at`)},
