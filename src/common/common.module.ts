@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ApiFormats } from './api-formats';
-import { DEVICE_CREDENTIALS_KEY, DeviceCredentials } from './device-credentials';
+import { DeviceCredentials } from './device-credentials';
+import { DEVICE_CREDENTIALS_KEY, SecretSealer } from './secret-sealer';
 
 @Module({})
 export class CommonModule {
@@ -11,9 +12,10 @@ export class CommonModule {
       providers: [
         ApiFormats,
         DeviceCredentials,
+        SecretSealer,
         { provide: DEVICE_CREDENTIALS_KEY, useValue: deviceCredentialsKey },
       ],
-      exports: [ApiFormats, DeviceCredentials, DEVICE_CREDENTIALS_KEY],
+      exports: [ApiFormats, DeviceCredentials, SecretSealer],
     };
   }
 }

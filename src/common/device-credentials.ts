@@ -1,8 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { seal, unseal } from './sealed-secret';
-
-/** The injection token of the 32-byte key (DEVICE_CREDENTIALS_KEY, or the embedded default's). */
-export const DEVICE_CREDENTIALS_KEY = Symbol('DEVICE_CREDENTIALS_KEY');
+import { Injectable } from '@nestjs/common';
+import { SecretSealer } from './secret-sealer';
 
 export interface Credentials {
   login: string;
@@ -15,18 +12,18 @@ export interface Credentials {
  */
 @Injectable()
 export class DeviceCredentials {
-  constructor(@Inject(DEVICE_CREDENTIALS_KEY) private readonly key: Buffer) {}
+  constructor(private readonly sealer: SecretSealer) {}
 
   /** The credentials of a stored order in plain text: the one place they are opened. */
   open(stored: Credentials): Credentials {
-    return { login: unseal(this.key, stored.login), password: unseal(this.key, stored.password) };
+    return { login: this.sealer.open(stored.login), password: this.sealer.open(stored.password) };
   }
 
   /** The values with whichever credentials they carry sealed, ready to store. */
   seal<T extends Partial<Credentials>>(values: T): T {
     const sealed = { ...values };
-    if (typeof values.login === 'string') sealed.login = seal(this.key, values.login);
-    if (typeof values.password === 'string') sealed.password = seal(this.key, values.password);
+    if (typeof values.login === 'string') sealed.login = this.sealer.seal(values.login);
+    if (typeof values.password === 'string') sealed.password = this.sealer.seal(values.password);
     return sealed;
   }
 }

@@ -1,13 +1,7 @@
-import {
-  type BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PinoLogger } from 'nestjs-pino';
-import { DEVICE_CREDENTIALS_KEY } from '../common/device-credentials';
-import { unseal } from '../common/sealed-secret';
+import { SecretSealer } from '../common/secret-sealer';
 import type { Environment } from '../config/environment';
 import { toEventResponse } from '../events/dto/event.response';
 import { publicEventId } from '../events/event-types';
@@ -38,7 +32,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   constructor(
     private readonly webhooks: WebhooksRepository,
-    @Inject(DEVICE_CREDENTIALS_KEY) private readonly sealingKey: Buffer,
+    private readonly sealer: SecretSealer,
     config: ConfigService<Environment, true>,
     private readonly logger: PinoLogger,
   ) {
@@ -86,7 +80,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const result = await sendWebhook(
       {
         url: delivery.url,
-        secret: unseal(this.sealingKey, delivery.secret),
+        secret: this.sealer.open(delivery.secret),
         eventId: webhookId,
         body: JSON.stringify(toEventResponse(delivery.event)),
       },

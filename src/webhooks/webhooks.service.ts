@@ -1,11 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Actor } from '../audit/actor';
 import { AuditService } from '../audit/audit.service';
 import { CompaniesRepository } from '../companies/companies.repository';
-import { DEVICE_CREDENTIALS_KEY } from '../common/device-credentials';
 import { fieldError } from '../common/domain-error';
-import { seal } from '../common/sealed-secret';
+import { SecretSealer } from '../common/secret-sealer';
 import { groupBy } from '../common/group-by';
 import type { Environment } from '../config/environment';
 import { UnitOfWork } from '../database/unit-of-work';
@@ -38,7 +37,7 @@ export class WebhooksService {
     private readonly webhooks: WebhooksRepository,
     private readonly companies: CompaniesRepository,
     private readonly audit: AuditService,
-    @Inject(DEVICE_CREDENTIALS_KEY) private readonly sealingKey: Buffer,
+    private readonly sealer: SecretSealer,
     config: ConfigService<Environment, true>,
   ) {
     this.allowPrivate = config.get('WEBHOOK_ALLOW_PRIVATE', { infer: true });
@@ -63,7 +62,7 @@ export class WebhooksService {
       const endpoint = await this.webhooks.insertEndpoint(manager, {
         companyId: input.companyId,
         url: input.url,
-        secret: seal(this.sealingKey, secret),
+        secret: this.sealer.seal(secret),
       });
       await this.audit.record(manager, actor, {
         action: 'webhook.created',
