@@ -24,9 +24,9 @@ const about = (order: OrderAfterChange) => ({
 
 /** The event of each kind of change (CONTRACT §5); nested objects have the order response's shapes. */
 export const orderEvents = {
-  placed: (order: OrderAfterChange, orderType: OrderType, test: boolean): EventDraft => ({
+  placed: (order: OrderAfterChange & { orderType: OrderType; test: boolean }): EventDraft => ({
     type: 'order.placed',
-    data: { ...about(order), order_type: orderType, test },
+    data: { ...about(order), order_type: order.orderType, test: order.test },
   }),
   /** Field names only, never values. */
   updated: (order: OrderAfterChange, changedFields: string[]): EventDraft => ({

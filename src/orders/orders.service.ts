@@ -76,9 +76,7 @@ export class OrdersService {
         companyId,
         changedFields: Object.keys(fields),
       });
-      await this.events.publish(manager, companyId, order.id, [
-        orderEvents.placed(order, order.orderType, order.test),
-      ]);
+      await this.events.publish(manager, companyId, order.id, [orderEvents.placed(order)]);
       return order;
     });
   }
