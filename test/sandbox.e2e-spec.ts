@@ -73,12 +73,7 @@ describe('the partner sandbox: POST /order/{id}/simulate (CONTRACT §4.9)', () =
     fixtures = new Fixtures(service.url, admin);
     partner = await fixtures.partner('SK');
     productId = (await fixtures.product()).id;
-    logisticsToken = (
-      await api()
-        .post('/api/v2/admin/tokens')
-        .set(as(admin))
-        .send({ role: 'logistics', user_name: 'courier' })
-    ).body.token;
+    logisticsToken = await fixtures.logisticsToken();
   });
 
   afterAll(async () => {
