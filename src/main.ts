@@ -37,6 +37,8 @@ async function createApp(
   );
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // The only ETag is an order's version (CONTRACT §8), set where an order is returned; no content hashes.
+  app.set('etag', false);
   app.use(httpLogger);
   secureHttp(app, env.CORS_ORIGINS);
   app.use(countQueries);

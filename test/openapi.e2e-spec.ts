@@ -1,7 +1,11 @@
 import request from 'supertest';
+import { issueAdminToken } from './harness/cli';
+import { contractFor } from './harness/openapi-contract-hook';
 import { startService, type RunningService } from './harness/service';
 
 type Operation = {
+  operationId?: string;
+  parameters?: { name: string; in: string; required?: boolean }[];
   requestBody?: unknown;
   responses: Record<string, unknown>;
   security?: unknown[];
@@ -17,10 +21,12 @@ type Document = {
 describe('the OpenAPI document', () => {
   let service: RunningService;
   let document: Document;
+  let adminToken: string;
 
   beforeAll(async () => {
-    service = await startService();
+    service = await startService({ env: { ADMIN_RATE_LIMIT_PER_MINUTE: '100000' } });
     document = (await request(service.url).get('/api/docs-json').expect(200)).body as Document;
+    adminToken = await issueAdminToken(service.databaseUrl!);
   });
 
   afterAll(async () => {
@@ -129,6 +135,52 @@ describe('the OpenAPI document', () => {
     expect(parameters).toEqual(
       expect.arrayContaining([expect.objectContaining({ name: 'Idempotency-Key', in: 'header' })]),
     );
+  });
+
+  it('names every operation for a client method, once, and lists If-Match once and optional', () => {
+    const operations = Object.values(document.paths).flatMap((methods) => Object.values(methods));
+    const ids = operations.map((operation) => operation.operationId ?? '');
+    expect(ids.filter((id) => !/^[a-z][A-Za-z]+$/.test(id))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const operation of operations) {
+      const headers = (operation.parameters ?? []).filter((parameter) => parameter.in === 'header');
+      expect(headers.filter((header) => header.name.toLowerCase() === 'if-match').length).toBeLessThanOrEqual(
+        1,
+      );
+      expect(headers.filter((header) => header.required)).toEqual([]);
+    }
+  });
+
+  // What the server refuses with 400, the document refuses too wherever a schema can say it (a client or a
+  // validating proxy catches it before the call); the rules that need the database or the calendar cannot be.
+  it.each([
+    ['get', '/api/v2/admin/companies?page=1.5', undefined],
+    ['get', '/api/v2/admin/companies?page=0', undefined],
+    ['get', '/api/v2/admin/companies?per_page=26', undefined],
+    ['get', '/api/v2/admin/audit-events?company_id=abc', undefined],
+    ['post', '/api/v2/admin/companies', { name: 'Bistro', site: 'SVK' }],
+    ['post', '/api/v2/admin/companies', { name: '   ', site: 'SK' }],
+    ['post', '/api/v2/admin/companies', { site: 'SK' }],
+    ['post', '/api/v2/admin/tokens', { role: 'root', user_name: 'alice' }],
+    ['post', '/api/v2/admin/tokens', { role: 'admin', user_name: 'alice', expires_at: 'last week' }],
+    ['post', '/api/v2/admin/products', { name: 'x'.repeat(256) }],
+    ['patch', '/api/v2/admin/products/1', { active: 'yes' }],
+    ['post', '/api/v2/admin/webhooks', { company_id: 1.5, url: 'https://hooks.example.com/x' }],
+  ])('refuses %s %s %j, and so does the document', async (method, url, body) => {
+    const call = request(service.url)
+      [method as 'get' | 'post' | 'patch'](url)
+      .set('Authorization', `Bearer ${adminToken}`);
+    const response = await (body === undefined ? call : call.send(body));
+    expect(response.status).toBe(400);
+    const contract = await contractFor(service.url);
+    expect(
+      contract.checkRequest({
+        method,
+        url,
+        headers: { 'content-type': 'application/json' },
+        body,
+      }),
+    ).toBeDefined();
   });
 
   it('describes no route the service does not have, and every route it has', () => {

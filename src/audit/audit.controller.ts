@@ -1,5 +1,5 @@
 import { Controller, Get, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Roles } from '../auth/auth.decorators';
 import { ApiFormats } from '../common/api-formats';
@@ -21,6 +21,7 @@ export class AuditController {
 
   /** Who changed what, when: newest first, optionally for one company or one token. */
   @Get()
+  @ApiOperation({ operationId: 'listAuditEvents', summary: 'List audit events' })
   @ApiPageResponse(AuditEventResponse)
   @ApiErrorResponses(400, 401, 403, 429)
   async list(

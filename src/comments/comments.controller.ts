@@ -4,15 +4,15 @@ import {
   ApiBody,
   ApiExtraModels,
   ApiOkResponse,
+  ApiOperation,
   ApiResponse,
   ApiTags,
-  getSchemaPath,
 } from '@nestjs/swagger';
 import type { Actor } from '../audit/actor';
 import { CurrentActor, CurrentPrincipal, Roles } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { idParam } from '../common/id-param.pipe';
-import { ApiErrorResponses, ValidationErrorBody } from '../common/openapi.decorators';
+import { ApiErrorResponses } from '../common/openapi.decorators';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { CommentOrderNotFoundError } from './comments.errors';
 import { CommentsService } from './comments.service';
@@ -32,6 +32,7 @@ export class CommentsController {
 
   /** Adds your comment to an order, or replaces the one you (this token's user) wrote before. */
   @Post(':id/comment')
+  @ApiOperation({ operationId: 'commentOnOrder', summary: 'Comment on an order' })
   @HttpCode(200)
   @ApiBody({ type: CommentDto })
   @ApiExtraModels(CommentSuccessResponse, CommentValidationErrorBody, CommentOrderNotFoundBody)
@@ -41,12 +42,7 @@ export class CommentsController {
     description:
       'partner_comment missing, not a string, blank or over 5,000 characters (spec §4.5 body: one string per ' +
       'field); malformed JSON has the general shape (`errors.body`: an array).',
-    schema: {
-      anyOf: [
-        { $ref: getSchemaPath(CommentValidationErrorBody) },
-        { $ref: getSchemaPath(ValidationErrorBody) },
-      ],
-    },
+    type: CommentValidationErrorBody,
     example: {
       message: 'Validation failed',
       errors: { partner_comment: 'The partner comment field is required.' },

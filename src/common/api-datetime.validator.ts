@@ -1,5 +1,7 @@
+import { applyDecorators } from '@nestjs/common';
 import { registerDecorator, type ValidationOptions } from 'class-validator';
 import { parseApiDateTime } from './datetime';
+import { ApiDateTimeInput } from './openapi.formats';
 import { fieldLabel } from './required-text.validator';
 
 /**
@@ -7,7 +9,7 @@ import { fieldLabel } from './required-text.validator';
  * the zone, so UTC is used to check; services parse in the service zone.
  */
 export function IsApiDateTime(options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
+  const validator: PropertyDecorator = (target, propertyName) =>
     registerDecorator({
       name: 'isApiDateTime',
       target: target.constructor,
@@ -21,4 +23,5 @@ export function IsApiDateTime(options?: ValidationOptions): PropertyDecorator {
         validate: (value: unknown) => typeof value === 'string' && parseApiDateTime(value, 'UTC') !== null,
       },
     });
+  return applyDecorators(ApiDateTimeInput(), validator);
 }

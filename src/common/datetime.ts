@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 
 /** Input formats of CONTRACT §2: a date alone means 00:00:00 of that date, in the service time zone. */
 const INPUT_FORMATS = ["yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", 'yyyy-MM-dd'] as const;
-const INPUT_SHAPE = /^\d{4}-\d{2}-\d{2}(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?)?$/;
+export const INPUT_SHAPE = /^\d{4}-\d{2}-\d{2}(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?)?$/;
 
 /**
  * Parses a datetime given by a client in the service time zone. Returns null for anything that is not one

@@ -1,5 +1,6 @@
 import { applyDecorators, type Type } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiProperty, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { MAX_PER_PAGE } from './pagination';
 
 export class MessageBody {
   @ApiProperty({ example: 'Order not found.' })
@@ -115,7 +116,7 @@ export function ApiErrorResponses(...statuses: number[]): MethodDecorator & Clas
   );
 }
 
-class PageLinksSchema {
+class PageLinks {
   @ApiProperty({ example: 'https://api.example.com/api/v2/order?page=1' })
   first!: string;
   @ApiProperty({
@@ -134,36 +135,56 @@ class PageLinksSchema {
 /** A 1-based position in a list (PostgreSQL integer range). */
 const POSITION = { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647 } as const;
 
-class PageMetaSchema {
-  @ApiProperty({ example: 1 })
+class PageMeta {
+  @ApiProperty({ ...POSITION, example: 1 })
   current_page!: number;
   @ApiProperty({ ...POSITION, nullable: true, example: 1 })
   from!: number | null;
   @ApiProperty({ example: 'https://api.example.com/api/v2/order' })
   path!: string;
-  @ApiProperty({ example: 25 })
+  @ApiProperty({ ...POSITION, maximum: MAX_PER_PAGE, example: 25 })
   per_page!: number;
   @ApiProperty({ ...POSITION, nullable: true, example: 25 })
   to!: number | null;
 }
 
+const pageSchemas = new Map<Type, Type>();
+
+/**
+ * The named envelope of a page of `model` (`OrderListItemResponse` → `OrderListItemPage`), made once per
+ * model, so a generated client has one type per list.
+ */
+function pageOf(model: Type): Type {
+  let page = pageSchemas.get(model);
+  if (!page) {
+    class Page {
+      @ApiProperty({ type: [model] })
+      data!: unknown[];
+      @ApiProperty({ type: PageLinks })
+      links!: PageLinks;
+      @ApiProperty({ type: PageMeta })
+      meta!: PageMeta;
+    }
+    page = Page;
+    Object.defineProperty(page, 'name', { value: `${model.name.replace(/Response$/, '')}Page` });
+    pageSchemas.set(model, page);
+  }
+  return page;
+}
+
 /** A 200 with Laravel's simple pagination envelope around `model`, and the rate-limit headers. */
 export function ApiPageResponse(model: Type): MethodDecorator {
-  return applyDecorators(
-    ApiExtraModels(model, PageLinksSchema, PageMetaSchema),
-    ApiResponse({
-      status: 200,
-      description: 'One page, in the simple-pagination envelope.',
-      headers: RATE_HEADERS,
-      schema: {
-        type: 'object',
-        required: ['data', 'links', 'meta'],
-        properties: {
-          data: { type: 'array', items: { $ref: getSchemaPath(model) } },
-          links: { $ref: getSchemaPath(PageLinksSchema) },
-          meta: { $ref: getSchemaPath(PageMetaSchema) },
-        },
-      },
-    }),
-  );
+  return ApiOkResponse({
+    description: 'One page, in the simple-pagination envelope.',
+    headers: RATE_HEADERS,
+    type: pageOf(model),
+  });
 }
+
+/** The response header of everything that returns an order: its version, to send back as If-Match. */
+export const ETAG_HEADER = {
+  ETag: {
+    description: 'The order version as a strong ETag, e.g. `"3"`: send it back as If-Match.',
+    schema: { type: 'string', pattern: '^"[0-9]+"$', example: '"3"' },
+  },
+} as const;

@@ -1,5 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, getSchemaPath, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { EVENT_SCHEMAS } from '../events/dto/event.response';
+import { EVENT_TYPES } from '../events/event-types';
+import { MAX_DB_INTEGER } from './db-integer.validator';
 import { RATE_HEADERS } from './openapi.decorators';
 import { DOCS_PATH } from './public-url';
 
@@ -10,7 +13,64 @@ const TAGS = {
   logistics: 'Logistics API: the work queue and the facts that move orders forward.',
   admin: 'Admin API: companies, tokens, products, webhooks and the audit trail.',
   health: 'Liveness and readiness, without a token.',
+  webhooks: 'Webhooks: the events this service POSTs to the endpoints an administrator registered.',
 };
+
+type Node = Record<string, unknown>;
+
+/** Every object in the document that a schema may sit in (examples are left as they are). */
+function* nodes(node: unknown): Generator<Node> {
+  if (Array.isArray(node)) for (const item of node) yield* nodes(item);
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
+  yield node as Node;
+  for (const [key, value] of Object.entries(node))
+    if (key !== 'example' && key !== 'examples') yield* nodes(value);
+}
+
+/**
+ * The one pass over the generated document, for what the decorators cannot say (each step says why).
+ */
+function finishDocument(document: OpenAPIObject): void {
+  for (const node of nodes(document)) {
+    // The API has no fractional numbers: every number is an id, a count, a page or a version, none negative,
+    // each a PostgreSQL integer unless its decorator says more. The generator writes `number` for a TypeScript
+    // `number`, which typed clients turn into a float.
+    if (node.type === 'number' || node.type === 'integer') {
+      Object.assign(node, { type: 'integer', format: 'int32', minimum: 0, maximum: MAX_DB_INTEGER, ...node });
+      node.type = 'integer';
+    }
+    // For a query parameter described by a combinator (the forms of a boolean), the generator keeps the
+    // reflected type beside it, which would allow only that one form.
+    if (node.type && (node.anyOf || node.oneOf)) delete node.type;
+    if (node.nullable && !('type' in node)) nullableWithoutType(document, node);
+  }
+  documentRateLimitHeaders(document);
+  Object.assign(document, { 'x-webhooks': webhooks() });
+  for (const server of document.servers ?? []) Object.assign(server, { 'x-internal': false });
+}
+
+/**
+ * OpenAPI 3.0 `nullable` applies only beside `type`, but the generator writes it beside a combinator for a
+ * nullable property described by one (`allOf: [$ref]` for a nullable object, `anyOf` for the forms of an
+ * input): a nullable reference becomes a nullable copy of the object it names; a combinator with a nullable
+ * branch needs nothing more.
+ */
+function nullableWithoutType(document: OpenAPIObject, node: Node): void {
+  const branches = (node.allOf ?? node.anyOf ?? node.oneOf) as Node[] | undefined;
+  if (node.allOf && branches?.length === 1 && typeof branches[0].$ref === 'string') {
+    const name = branches[0].$ref.split('/').pop()!;
+    const own = { ...node };
+    delete own.allOf;
+    delete node.allOf;
+    Object.assign(node, structuredClone(document.components!.schemas![name]), own);
+  } else if (branches?.some((branch) => branch.nullable)) {
+    delete node.nullable;
+  } else {
+    throw new Error(
+      `OpenAPI: nullable without a type and without a nullable branch: ${JSON.stringify(node)}`,
+    );
+  }
+}
 
 /**
  * Every /api/v2 response passes the rate limiter first (CONTRACT §2), so every one of them may carry the
@@ -26,6 +86,59 @@ function documentRateLimitHeaders(document: OpenAPIObject): void {
       }
     }
   }
+}
+
+const WEBHOOK_HEADERS = [
+  {
+    name: 'webhook-id',
+    description: 'The event id, the same on every retry: deduplicate on it.',
+    schema: { type: 'string', pattern: '^evt_[1-9][0-9]{0,17}$', example: 'evt_1042' },
+  },
+  {
+    name: 'webhook-timestamp',
+    description: 'Unix seconds of this attempt: refuse it when more than 5 minutes off your clock.',
+    schema: { type: 'string', pattern: '^[0-9]{1,12}$', example: '1795332612' },
+  },
+  {
+    name: 'webhook-signature',
+    description:
+      'Space-separated `v1,<base64 HMAC-SHA256>` entries over `<webhook-id>.<webhook-timestamp>.<raw body>`, ' +
+      'keyed with the base64-decoded part of the endpoint secret after `whsec_` (Standard Webhooks).',
+    schema: { type: 'string', maxLength: 1000, example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=' },
+  },
+].map((header) => ({ ...header, in: 'header', required: true }));
+
+/**
+ * CONTRACT §5's webhooks, one per event type: what the service POSTs to each registered endpoint. OpenAPI
+ * 3.0 has no `webhooks` (3.1 has), so they are the `x-webhooks` extension that Redocly and Swagger UI read.
+ */
+function webhooks(): Record<string, unknown> {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `on${getSchemaPath(EVENT_SCHEMAS[type]).split('/').pop()}`,
+          summary: `The ${type} event`,
+          description:
+            'Sent to every active endpoint of the company. Any 2xx within WEBHOOK_TIMEOUT_MS is success; ' +
+            'anything else (redirects included) is retried with exponential backoff for 24 hours; 410 Gone ' +
+            'disables the endpoint.',
+          tags: ['webhooks'],
+          security: [],
+          parameters: WEBHOOK_HEADERS,
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: getSchemaPath(EVENT_SCHEMAS[type]) } } },
+          },
+          responses: {
+            '200': { description: 'Received (any 2xx).' },
+            '410': { description: 'Gone: the service disables the endpoint.' },
+          },
+        },
+      },
+    ]),
+  );
 }
 
 /** The OpenAPI 3 document, generated from the controllers and DTOs, at /api/docs (UI) and /api/docs-json. */
@@ -51,7 +164,6 @@ export function setupOpenApi(app: INestApplication, publicBaseUrl: string | unde
     );
   for (const [name, description] of Object.entries(TAGS)) builder.addTag(name, description);
   const document = SwaggerModule.createDocument(app, builder.build());
-  documentRateLimitHeaders(document);
-  for (const server of document.servers ?? []) Object.assign(server, { 'x-internal': false });
+  finishDocument(document);
   SwaggerModule.setup(DOCS_PATH.slice(1), app, document, { jsonDocumentUrl: `${DOCS_PATH.slice(1)}-json` });
 }

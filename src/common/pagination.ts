@@ -8,7 +8,14 @@ export const MAX_PER_PAGE = 25;
 
 /** `page` and `per_page` of every list (CONTRACT §4: page ≥ 1, per_page 1–25, default 25). */
 export class PageQuery {
-  @ApiPropertyOptional({ minimum: 1, default: 1, description: 'Page number, from 1.' })
+  @ApiPropertyOptional({
+    minimum: 1,
+    // As many digits as the server reads: a page past the end is an empty page, not an error.
+    maximum: 999_999_999_999_999,
+    format: 'int64',
+    default: 1,
+    description: 'Page number, from 1.',
+  })
   @IsOptional()
   @Transform(toInteger)
   @Min(1, { message: 'The page must be at least 1.' })

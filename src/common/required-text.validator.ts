@@ -35,7 +35,7 @@ export function StorableText(): PropertyDecorator {
  */
 export function RequiredText(max = 255): PropertyDecorator {
   return applyDecorators(
-    ApiProperty({ minLength: 1, maxLength: max }),
+    ApiProperty({ minLength: 1, maxLength: max, pattern: '\\S' }),
     IsDefined({ message: ({ property }) => `The ${fieldLabel(property)} field is required.` }),
     IsString({ message: ({ property }) => `The ${fieldLabel(property)} must be a string.` }),
     StorableText(),

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Post, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { Actor } from '../audit/actor';
 import { CurrentActor, Roles } from '../auth/auth.decorators';
@@ -22,6 +22,7 @@ export class CompaniesController {
 
   /** Creates a partner company. */
   @Post()
+  @ApiOperation({ operationId: 'createCompany', summary: 'Create a company' })
   @ApiErrorResponses(400, 401, 403, 413, 429)
   async create(@CurrentActor() actor: Actor, @Body() body: CreateCompanyDto): Promise<CompanyResponse> {
     return toCompanyResponse(await this.companies.create(actor, body), this.formats);
@@ -29,6 +30,7 @@ export class CompaniesController {
 
   /** Lists companies by id. */
   @Get()
+  @ApiOperation({ operationId: 'listCompanies', summary: 'List companies' })
   @ApiPageResponse(CompanyResponse)
   @ApiErrorResponses(400, 401, 403, 429)
   async list(@Query() query: PageQuery, @Req() request: Request): Promise<Page<CompanyResponse>> {

@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { CurrentPrincipal, Roles } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ApiErrorResponses } from '../common/openapi.decorators';
@@ -20,6 +20,7 @@ export class EventsController {
    * An event appears here once every transaction that started before it has finished (normally at once).
    */
   @Get('events')
+  @ApiOperation({ operationId: 'listEvents', summary: 'List events' })
   @ApiOkResponse({
     type: EventListResponse,
     example: {

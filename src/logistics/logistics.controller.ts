@@ -1,24 +1,18 @@
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Query, Req, Res } from '@nestjs/common';
 import {
-  Body,
-  Controller,
-  Get,
-  Headers,
-  HttpCode,
-  Param,
-  Patch,
-  Post,
-  Put,
-  Query,
-  Req,
-  Res,
-} from '@nestjs/common';
-import { ApiBearerAuth, ApiCreatedResponse, ApiHeader, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Actor } from '../audit/actor';
 import { CurrentActor, Roles } from '../auth/auth.decorators';
 import { ApiFormats } from '../common/api-formats';
-import { etagOf, versionFromIfMatch } from '../common/if-match';
-import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
+import { IfMatchVersion, setVersionEtag } from '../common/if-match';
+import { ApiErrorResponses, ApiPageResponse, ETAG_HEADER } from '../common/openapi.decorators';
 import { type Page, pageWindow } from '../common/pagination';
 import { IF_MATCH, orderIdParam } from '../orders/orders.controller';
 import type { OrderWithChildren } from '../orders/orders.service';
@@ -40,6 +34,7 @@ export class LogisticsController {
 
   /** The work queue: orders in a state (PLACED by default), oldest first, never test orders. */
   @Get()
+  @ApiOperation({ operationId: 'listLogisticsQueue', summary: 'List the work queue' })
   @ApiPageResponse(LogisticsOrderResponse)
   @ApiErrorResponses(400, 401, 403, 429)
   async queue(@Query() query: QueueQuery, @Req() request: Request): Promise<Page<LogisticsOrderResponse>> {
@@ -55,16 +50,17 @@ export class LogisticsController {
   /** PLACED → SENT_TO_LOGISTICS. Repeating it changes nothing; a test or cancelled order is a 409. */
   @Post(':id/sent')
   @HttpCode(200)
+  @ApiOperation({ operationId: 'markOrderSent', summary: 'Mark an order sent to logistics' })
   @ApiHeader(IF_MATCH)
-  @ApiOkResponse({ type: LogisticsOrderResponse })
+  @ApiOkResponse({ type: LogisticsOrderResponse, headers: ETAG_HEADER })
   @ApiErrorResponses(400, 401, 403, 404, 409, 412, 429)
   async sent(
     @CurrentActor() actor: Actor,
     @Param('id', orderIdParam()) id: number,
     @Res({ passthrough: true }) response: Response,
-    @Headers('if-match') ifMatch?: string,
+    @IfMatchVersion() version: number | undefined,
   ): Promise<LogisticsOrderResponse> {
-    return this.respond(response, await this.logistics.markSent(actor, id, versionFromIfMatch(ifMatch)));
+    return this.respond(response, await this.logistics.markSent(actor, id, version));
   }
 
   /**
@@ -72,9 +68,18 @@ export class LogisticsController {
    * DELIVERED, else a dispatch_date to DISPATCHED; a later tracking never moves an order back.
    */
   @Put(':id/trackings/:trackingNumber')
+  @ApiOperation({ operationId: 'putTracking', summary: 'Create or replace a tracking' })
   @ApiHeader(IF_MATCH)
-  @ApiOkResponse({ type: LogisticsOrderResponse, description: 'The tracking was replaced.' })
-  @ApiCreatedResponse({ type: LogisticsOrderResponse, description: 'The tracking was created.' })
+  @ApiOkResponse({
+    type: LogisticsOrderResponse,
+    description: 'The tracking was replaced.',
+    headers: ETAG_HEADER,
+  })
+  @ApiCreatedResponse({
+    type: LogisticsOrderResponse,
+    description: 'The tracking was created.',
+    headers: ETAG_HEADER,
+  })
   @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 429)
   async putTracking(
     @CurrentActor() actor: Actor,
@@ -82,72 +87,63 @@ export class LogisticsController {
     @Param('trackingNumber') trackingNumber: string,
     @Body() body: TrackingDto,
     @Res({ passthrough: true }) response: Response,
-    @Headers('if-match') ifMatch?: string,
+    @IfMatchVersion() version: number | undefined,
   ): Promise<LogisticsOrderResponse> {
-    const { created, order } = await this.logistics.putTracking(
-      actor,
-      id,
-      trackingNumber,
-      body,
-      versionFromIfMatch(ifMatch),
-    );
+    const { created, order } = await this.logistics.putTracking(actor, id, trackingNumber, body, version);
     response.status(created ? 201 : 200);
     return this.respond(response, order);
   }
 
   /** Appends a detailed status; the order shows the latest by status_date. */
   @Post(':id/detailed-statuses')
+  @ApiOperation({ operationId: 'addDetailedStatus', summary: 'Add a detailed status' })
   @ApiHeader(IF_MATCH)
-  @ApiCreatedResponse({ type: LogisticsOrderResponse })
+  @ApiCreatedResponse({ type: LogisticsOrderResponse, headers: ETAG_HEADER })
   @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 429)
   async addDetailedStatus(
     @CurrentActor() actor: Actor,
     @Param('id', orderIdParam()) id: number,
     @Body() body: DetailedStatusDto,
     @Res({ passthrough: true }) response: Response,
-    @Headers('if-match') ifMatch?: string,
+    @IfMatchVersion() version: number | undefined,
   ): Promise<LogisticsOrderResponse> {
-    return this.respond(
-      response,
-      await this.logistics.addDetailedStatus(actor, id, body, versionFromIfMatch(ifMatch)),
-    );
+    return this.respond(response, await this.logistics.addDetailedStatus(actor, id, body, version));
   }
 
   /** Records a delivery error; resolution Cancel cancels an order not yet delivered (409 after delivery). */
   @Post(':id/delivery-errors')
+  @ApiOperation({ operationId: 'addDeliveryError', summary: 'Record a delivery error' })
   @ApiHeader(IF_MATCH)
-  @ApiCreatedResponse({ type: LogisticsOrderResponse })
+  @ApiCreatedResponse({ type: LogisticsOrderResponse, headers: ETAG_HEADER })
   @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 429)
   async addDeliveryError(
     @CurrentActor() actor: Actor,
     @Param('id', orderIdParam()) id: number,
     @Body() body: DeliveryErrorDto,
     @Res({ passthrough: true }) response: Response,
-    @Headers('if-match') ifMatch?: string,
+    @IfMatchVersion() version: number | undefined,
   ): Promise<LogisticsOrderResponse> {
-    return this.respond(
-      response,
-      await this.logistics.addDeliveryError(actor, id, body, versionFromIfMatch(ifMatch)),
-    );
+    return this.respond(response, await this.logistics.addDeliveryError(actor, id, body, version));
   }
 
   /** Sets the serial number and/or the final completion date (which completes a DELIVERED order; 409 before). */
   @Patch(':id')
+  @ApiOperation({ operationId: 'updateLogisticsData', summary: 'Set the serial number or completion' })
   @ApiHeader(IF_MATCH)
-  @ApiOkResponse({ type: LogisticsOrderResponse })
+  @ApiOkResponse({ type: LogisticsOrderResponse, headers: ETAG_HEADER })
   @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 429)
   async patch(
     @CurrentActor() actor: Actor,
     @Param('id', orderIdParam()) id: number,
     @Body() body: LogisticsPatchDto,
     @Res({ passthrough: true }) response: Response,
-    @Headers('if-match') ifMatch?: string,
+    @IfMatchVersion() version: number | undefined,
   ): Promise<LogisticsOrderResponse> {
-    return this.respond(response, await this.logistics.patch(actor, id, body, versionFromIfMatch(ifMatch)));
+    return this.respond(response, await this.logistics.patch(actor, id, body, version));
   }
 
   private respond(response: Response, entry: OrderWithChildren): LogisticsOrderResponse {
-    response.setHeader('ETag', etagOf(entry.version));
+    setVersionEtag(response, entry.version);
     return toLogisticsOrder(entry, this.formats);
   }
 }

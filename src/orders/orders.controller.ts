@@ -1,10 +1,11 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
   ApiCreatedResponse,
   ApiHeader,
   ApiOkResponse,
+  ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -13,8 +14,8 @@ import { CurrentActor, CurrentPrincipal, Roles } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ApiFormats } from '../common/api-formats';
 import { idParam } from '../common/id-param.pipe';
-import { etagOf, versionFromIfMatch } from '../common/if-match';
-import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
+import { IfMatchVersion, setVersionEtag } from '../common/if-match';
+import { ApiErrorResponses, ApiPageResponse, ETAG_HEADER } from '../common/openapi.decorators';
 import { type Page, pageWindow } from '../common/pagination';
 import { ListOrdersQuery } from './dto/list-orders.query';
 import {
@@ -54,6 +55,7 @@ export class OrdersController {
 
   /** Places an order. Every failing field is named in `errors`; nothing is stored unless all pass. */
   @Post('order')
+  @ApiOperation({ operationId: 'placeOrder', summary: 'Place an order' })
   @ApiBody({ type: PlaceOrderDto })
   @ApiCreatedResponse({
     type: OrderWriteResponse,
@@ -74,7 +76,8 @@ export class OrdersController {
   }
 
   /** The company's orders, newest first, 25 at most per page; filters combine with AND. */
-  @Get(['order', 'orders'])
+  @Get('order')
+  @ApiOperation({ operationId: 'listOrders', summary: 'List orders' })
   @ApiPageResponse(OrderListItemResponse)
   @ApiErrorResponses(400, 401, 403, 429)
   async list(
@@ -96,15 +99,26 @@ export class OrdersController {
     );
   }
 
+  /** The same list at the path the spec's examples also use (spec §4.2). */
+  @Get('orders')
+  @ApiOperation({ operationId: 'listOrdersAtOrdersPath', summary: 'List orders (the /orders spelling)' })
+  @ApiPageResponse(OrderListItemResponse)
+  @ApiErrorResponses(400, 401, 403, 429)
+  listAtOrdersPath(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: ListOrdersQuery,
+    @Req() request: Request,
+  ): Promise<Page<OrderListItemResponse>> {
+    return this.list(principal, query, request);
+  }
+
   /**
    * One order of the company. Another company's order is "not found", exactly like a missing one. The ETag
    * header is the order's version: send it back as If-Match on update or cancel to change only what you read.
    */
   @Get('order/:id')
-  @ApiOkResponse({
-    type: OrderResponse,
-    headers: { ETag: { description: 'The order version, e.g. "3".', schema: { type: 'string' } } },
-  })
+  @ApiOperation({ operationId: 'getOrder', summary: 'Get an order' })
+  @ApiOkResponse({ type: OrderResponse, headers: ETAG_HEADER })
   @ApiErrorResponses(401, 403, 404, 429)
   async get(
     @CurrentPrincipal() principal: Principal,
@@ -112,16 +126,18 @@ export class OrdersController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<OrderResponse> {
     const order = await this.orders.get(principal.companyId!, id);
-    response.setHeader('ETag', etagOf(order.version));
+    setVersionEtag(response, order.version);
     return withCredentials(order, this.formats);
   }
 
   /** Changes an order that has not been sent to logistics (state PLACED or TEST); 409 afterwards. */
   @Post('order/:id/update')
   @HttpCode(200)
+  @ApiOperation({ operationId: 'updateOrder', summary: 'Update an order' })
   @ApiBody({ type: UpdateOrderDto })
   @ApiOkResponse({
     type: OrderWriteResponse,
+    headers: ETAG_HEADER,
     example: {
       message: 'Order updated.',
       orders: [{ order_id: 123, order_ref: 'SK-0000123', order_type: 'REGULAR' }],
@@ -135,23 +151,21 @@ export class OrdersController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', orderIdParam()) id: number,
     @Body() body: unknown,
-    @Headers('if-match') ifMatch?: string,
+    @IfMatchVersion() version: number | undefined,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<OrderWriteResponse> {
-    const order = await this.orders.update(
-      actor,
-      principal.companyId!,
-      id,
-      body,
-      versionFromIfMatch(ifMatch),
-    );
+    const order = await this.orders.update(actor, principal.companyId!, id, body, version);
+    setVersionEtag(response, order.version);
     return { message: 'Order updated.', orders: [toOrderSummary(order, 'integer')] };
   }
 
   /** Cancels an order that has not been sent to logistics (state PLACED or TEST); 409 afterwards. */
   @Post('order/:id/cancel')
   @HttpCode(200)
+  @ApiOperation({ operationId: 'cancelOrder', summary: 'Cancel an order' })
   @ApiOkResponse({
     type: OrderWriteResponse,
+    headers: ETAG_HEADER,
     example: {
       message: 'Order cancelled.',
       orders: [{ order_id: 123, order_ref: 'SK-0000123', order_type: 'REGULAR' }],
@@ -164,9 +178,11 @@ export class OrdersController {
     @CurrentActor() actor: Actor,
     @CurrentPrincipal() principal: Principal,
     @Param('id', orderIdParam()) id: number,
-    @Headers('if-match') ifMatch?: string,
+    @IfMatchVersion() version: number | undefined,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<OrderWriteResponse> {
-    const order = await this.orders.cancel(actor, principal.companyId!, id, versionFromIfMatch(ifMatch));
+    const order = await this.orders.cancel(actor, principal.companyId!, id, version);
+    setVersionEtag(response, order.version);
     return { message: 'Order cancelled.', orders: [toOrderSummary(order, 'integer')] };
   }
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Param, Patch, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Actor } from '../audit/actor';
 import { CurrentActor, Roles } from '../auth/auth.decorators';
 import { idParam } from '../common/id-param.pipe';
@@ -20,6 +20,7 @@ export class AdminProductsController {
 
   /** Creates a product, with its variations if it has any. */
   @Post()
+  @ApiOperation({ operationId: 'createProduct', summary: 'Create a product' })
   @ApiErrorResponses(400, 401, 403, 413, 429)
   async create(@CurrentActor() actor: Actor, @Body() body: CreateProductDto): Promise<AdminProductResponse> {
     return toAdminProductResponse(await this.products.create(actor, body));
@@ -27,6 +28,7 @@ export class AdminProductsController {
 
   /** Renames a product, or deactivates (or reactivates) it. */
   @Patch(':id')
+  @ApiOperation({ operationId: 'updateProduct', summary: 'Rename, deactivate or reactivate a product' })
   @ApiErrorResponses(400, 401, 403, 404, 413, 429)
   async update(
     @CurrentActor() actor: Actor,
@@ -38,6 +40,7 @@ export class AdminProductsController {
 
   /** Adds a variation to a product. */
   @Post(':id/variations')
+  @ApiOperation({ operationId: 'addProductVariation', summary: 'Add a variation to a product' })
   @ApiErrorResponses(400, 401, 403, 404, 413, 429)
   async addVariation(
     @CurrentActor() actor: Actor,

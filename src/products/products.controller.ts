@@ -1,5 +1,5 @@
 import { Controller, Get, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Roles } from '../auth/auth.decorators';
 import { ApiFormats } from '../common/api-formats';
@@ -20,6 +20,7 @@ export class ProductsController {
 
   /** The products that can be ordered, by id, with their variations. */
   @Get()
+  @ApiOperation({ operationId: 'listProducts', summary: 'List products' })
   @ApiPageResponse(ProductResponse)
   @ApiErrorResponses(400, 401, 403, 429)
   async list(@Query() query: PageQuery, @Req() request: Request): Promise<Page<ProductResponse>> {

@@ -1,12 +1,12 @@
-import { Body, Controller, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Actor } from '../audit/actor';
 import { CurrentActor, CurrentPrincipal, Roles } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ApiFormats } from '../common/api-formats';
-import { etagOf, versionFromIfMatch } from '../common/if-match';
-import { ApiErrorResponses } from '../common/openapi.decorators';
+import { IfMatchVersion, setVersionEtag } from '../common/if-match';
+import { ApiErrorResponses, ETAG_HEADER } from '../common/openapi.decorators';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { OrderResponse } from '../orders/dto/order.response';
 import { withCredentials } from '../orders/order-json';
@@ -38,10 +38,7 @@ export class SandboxController {
     summary: 'Move a test order through its lifecycle (sandbox)',
   })
   @ApiBody({ type: SimulateOrderDto })
-  @ApiOkResponse({
-    type: OrderResponse,
-    headers: { ETag: { description: 'The order version, e.g. "7".', schema: { type: 'string' } } },
-  })
+  @ApiOkResponse({ type: OrderResponse, headers: ETAG_HEADER })
   @ApiHeader(IF_MATCH)
   @Idempotent()
   @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 422, 429)
@@ -50,17 +47,11 @@ export class SandboxController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', orderIdParam()) id: number,
     @Body() body: SimulateOrderDto,
+    @IfMatchVersion() version: number | undefined,
     @Res({ passthrough: true }) response: Response,
-    @Headers('if-match') ifMatch?: string,
   ): Promise<OrderResponse> {
-    const order = await this.sandbox.simulate(
-      actor,
-      principal.companyId!,
-      id,
-      body.to,
-      versionFromIfMatch(ifMatch),
-    );
-    response.setHeader('ETag', etagOf(order.version));
+    const order = await this.sandbox.simulate(actor, principal.companyId!, id, body.to, version);
+    setVersionEtag(response, order.version);
     return withCredentials(order, this.formats);
   }
 }

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { Actor } from '../audit/actor';
 import { CurrentActor, Roles } from '../auth/auth.decorators';
@@ -25,6 +25,7 @@ export class TokensController {
 
   /** Issues a token. The response is the only time its secret is shown. */
   @Post()
+  @ApiOperation({ operationId: 'issueToken', summary: 'Issue a token' })
   @ApiErrorResponses(400, 401, 403, 413, 429)
   async issue(@CurrentActor() actor: Actor, @Body() body: CreateTokenDto): Promise<IssuedTokenResponse> {
     const expiresAt = body.expires_at ? this.formats.parseDateTime(body.expires_at) : null;
@@ -39,6 +40,7 @@ export class TokensController {
 
   /** Lists tokens by id, optionally of one company. Secrets are never shown. */
   @Get()
+  @ApiOperation({ operationId: 'listTokens', summary: 'List tokens' })
   @ApiPageResponse(TokenResponse)
   @ApiErrorResponses(400, 401, 403, 429)
   async list(@Query() query: ListTokensQuery, @Req() request: Request): Promise<Page<TokenResponse>> {
@@ -53,6 +55,7 @@ export class TokensController {
 
   /** Revokes a token: its next request gets 401. Revoking a revoked token changes nothing. */
   @Delete(':id')
+  @ApiOperation({ operationId: 'revokeToken', summary: 'Revoke a token' })
   @ApiErrorResponses(401, 403, 404, 429)
   async revoke(
     @CurrentActor() actor: Actor,

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { Actor } from '../audit/actor';
 import { CurrentActor, Roles } from '../auth/auth.decorators';
@@ -36,6 +36,7 @@ export class WebhooksController {
    * it to the partner, who verifies every delivery with it.
    */
   @Post()
+  @ApiOperation({ operationId: 'createWebhook', summary: 'Register a webhook endpoint' })
   @ApiErrorResponses(400, 401, 403, 429)
   async create(
     @CurrentActor() actor: Actor,
@@ -51,6 +52,7 @@ export class WebhooksController {
 
   /** Lists endpoints that are not deleted, by id, optionally of one company. Secrets are never shown. */
   @Get()
+  @ApiOperation({ operationId: 'listWebhooks', summary: 'List webhook endpoints' })
   @ApiPageResponse(WebhookResponse)
   @ApiErrorResponses(400, 401, 403, 429)
   async list(@Query() query: ListWebhooksQuery, @Req() request: Request): Promise<Page<WebhookResponse>> {
@@ -65,6 +67,7 @@ export class WebhooksController {
 
   /** Deletes an endpoint: nothing more is sent to it and waiting deliveries are cancelled. */
   @Delete(':id')
+  @ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint' })
   @ApiErrorResponses(401, 403, 404, 429)
   async remove(
     @CurrentActor() actor: Actor,
@@ -75,6 +78,10 @@ export class WebhooksController {
 
   /** The delivery log of an endpoint (deleted ones too), newest first, with every attempt. */
   @Get(':id/deliveries')
+  @ApiOperation({
+    operationId: 'listWebhookDeliveries',
+    summary: 'List the deliveries of a webhook endpoint',
+  })
   @ApiPageResponse(WebhookDeliveryResponse)
   @ApiErrorResponses(400, 401, 403, 404, 429)
   async deliveries(

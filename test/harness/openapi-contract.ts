@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import OpenAPIRequestValidator, { type OpenAPIRequestValidatorArgs } from 'openapi-request-validator';
 import OpenAPIResponseValidator, { type OpenAPIResponseValidatorArgs } from 'openapi-response-validator';
 
 /**
@@ -13,7 +14,14 @@ type Schema = Record<string, unknown>;
 interface ResponseObject {
   content?: Record<string, { schema?: Schema }>;
 }
+interface Parameter {
+  name: string;
+  in: string;
+  schema?: Schema;
+}
 interface Operation {
+  parameters?: Parameter[];
+  requestBody?: unknown;
   responses: Record<string, ResponseObject>;
 }
 export interface OpenApiDocument {
@@ -47,6 +55,15 @@ export const UNDOCUMENTED: { method: string; path: RegExp; why: string }[] = [
     why: 'CORS preflights: answered by the CORS middleware (or 404 without CORS_ORIGINS), never an API operation',
   },
 ];
+
+export interface ObservedRequest {
+  method: string;
+  /** The request URL (absolute or a path) with its query string. */
+  url: string;
+  headers: Record<string, string | undefined>;
+  /** The JSON body sent, or undefined without one. */
+  body: unknown;
+}
 
 interface Route {
   method: string;
@@ -95,11 +112,75 @@ export class OpenApiContract {
   private readonly routes: Route[];
   private readonly components: Record<string, unknown>;
   private readonly validators = new Map<Route, OpenAPIResponseValidator>();
+  /** Requests are checked against the document as served: request schemas stay open (unknown fields are ignored). */
+  private readonly requestRoutes: Route[];
+  private readonly requestSchemas: Record<string, unknown>;
+  private readonly requestValidators = new Map<Route, OpenAPIRequestValidator>();
 
   constructor(document: OpenApiDocument) {
     const closed = closeObjectSchemas(document);
     this.routes = routesOf(closed);
     this.components = closed.components ?? {};
+    this.requestRoutes = routesOf(document);
+    this.requestSchemas = (document.components?.schemas ?? {}) as Record<string, unknown>;
+  }
+
+  /**
+   * Why the request does not match the document (its path, query, header parameters and JSON body), or
+   * undefined when it does or names no documented operation (the response check reports that).
+   */
+  checkRequest(request: ObservedRequest): string | undefined {
+    const method = request.method.toUpperCase();
+    const url = new URL(request.url, 'http://service');
+    const route = this.requestRoutes.find(
+      (candidate) => candidate.method === method && candidate.pattern.test(url.pathname),
+    );
+    if (!route) return undefined;
+    const parameters = route.operation.parameters ?? [];
+    const names = [...route.template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+    const values = new RegExp(`^${route.template.replace(/\{[^}]+\}/g, '([^/]+)')}$`)
+      .exec(url.pathname)!
+      .slice(1);
+    const params = Object.fromEntries(names.map((name, index) => [name, decodeURIComponent(values[index])]));
+    const query: Record<string, unknown> = {};
+    for (const [name, value] of url.searchParams)
+      query[name] = name in query ? [query[name], value].flat() : value;
+    // Path and query values are text on the wire; the document types them (integer ids and pages).
+    for (const parameter of parameters) {
+      const where = parameter.in === 'path' ? params : parameter.in === 'query' ? query : undefined;
+      const value = where?.[parameter.name];
+      if (where && parameter.schema?.type === 'integer' && typeof value === 'string' && /^-?\d+$/.test(value))
+        where[parameter.name] = Number(value);
+    }
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), value]),
+    );
+    const failure = this.requestValidatorFor(route).validateRequest({
+      params,
+      query,
+      headers,
+      body: structuredClone(request.body),
+    }) as { errors: { message: string }[] } | undefined;
+    if (!failure) return undefined;
+    const reasons = failure.errors.map((error) => `  ${error.message}`).join('\n');
+    return `${method} ${url.pathname}${url.search} does not match the document's ${route.method} ${route.template} request:\n${reasons}\nbody: ${JSON.stringify(request.body)?.slice(0, 2000)}`;
+  }
+
+  private requestValidatorFor(route: Route): OpenAPIRequestValidator {
+    let validator = this.requestValidators.get(route);
+    if (!validator) {
+      const args = {
+        parameters: route.operation.parameters ?? [],
+        requestBody: route.operation.requestBody,
+        componentSchemas: this.requestSchemas,
+        errorTransformer: (error: { message: string; location?: string; path?: string }) => ({
+          message: `${error.location ?? 'request'}${error.path ? `.${error.path}` : ''}: ${error.message}`,
+        }),
+      };
+      validator = new OpenAPIRequestValidator(args as unknown as OpenAPIRequestValidatorArgs);
+      this.requestValidators.set(route, validator);
+    }
+    return validator;
   }
 
   /** Why the response does not match the document, or undefined when it does (or is exempt). */

@@ -1,3 +1,4 @@
+import { ApiDateTime } from '../../common/openapi.formats';
 import type { ApiFormats } from '../../common/api-formats';
 import type { AuditEvent } from '../audit-event.entity';
 
@@ -5,6 +6,7 @@ export class AuditEventResponse {
   /** @example 42 */
   id!: number;
   /** @example "2026-11-22T07:30" */
+  @ApiDateTime()
   occurred_at!: string;
   /** The token that made the change; null when it was made with the CLI. @example 7 */
   token_id!: number | null;

@@ -14,17 +14,21 @@ export class CommentSuccessResponse {
   success!: boolean;
 }
 
-/** Spec §4.5's own 400 shape: each failing field maps to one message, not an array. */
+/**
+ * A 400 of the comment route: spec §4.5's own shape for a bad `partner_comment` (message "Validation failed",
+ * each failing field mapped to one message), or the general shape for a malformed body ("Bad request.",
+ * `errors.body` an array).
+ */
 export class CommentValidationErrorBody {
   /** @example "Validation failed" */
   message!: string;
 
   @ApiProperty({
     type: 'object',
-    additionalProperties: { type: 'string' },
+    additionalProperties: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
     example: { partner_comment: 'The partner comment field is required.' },
   })
-  errors!: Record<string, string>;
+  errors!: Record<string, string | string[]>;
 }
 
 /** Spec §4.5's own 404 shape. */

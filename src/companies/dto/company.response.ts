@@ -1,3 +1,4 @@
+import { ApiDateTime } from '../../common/openapi.formats';
 import type { ApiFormats } from '../../common/api-formats';
 import type { Company } from '../company.entity';
 
@@ -9,6 +10,7 @@ export class CompanyResponse {
   /** @example "SK" */
   site!: string;
   /** @example "2026-11-22T07:30" */
+  @ApiDateTime()
   created_at!: string;
 }
 

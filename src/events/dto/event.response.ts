@@ -1,35 +1,133 @@
-import { ApiProperty } from '@nestjs/swagger';
+import type { Type } from '@nestjs/common';
+import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
+import {
+  DeliveryErrorResponse,
+  DetailedStatusResponse,
+  TrackingResponse,
+} from '../../orders/dto/order.response';
+import { ORDER_STATES, ORDER_TYPES, type OrderState, type OrderType } from '../../orders/order-state';
 import { EVENT_TYPES, type EventType, publicEventId } from '../event-types';
 import type { OrderEvent } from '../order-event.entity';
 
-/** One event: the Standard Webhooks payload, the same in the feed and in a webhook body. */
-export class EventResponse {
-  /** Unique; the `webhook-id` of its deliveries, and the `after` cursor of the feed. @example "evt_1042" */
-  id!: string;
+/* The `data` of each event type (CONTRACT §5, built by order-events.ts). Datetimes inside are in the order
+   format (YYYY-MM-DDTHH:MM, service time zone); device credentials are never in an event. */
 
-  @ApiProperty({ enum: EVENT_TYPES, example: 'order.state_changed' })
-  type!: EventType;
-
-  /** When the change was made: ISO 8601 in UTC with milliseconds (the one such datetime of the API). @example "2026-11-22T07:30:12.345Z" */
-  timestamp!: string;
-
-  @ApiProperty({
-    type: 'object',
-    additionalProperties: true,
-    description:
-      'Always `order_id`, `order_ref` and `state` (after the change), plus by type: `order.placed` ' +
-      '`order_type`, `test`; `order.updated` `changed_fields` (names only); `order.state_changed` ' +
-      '`previous_state`; `order.comment` `user_name`, `replaced`; `order.tracking` `tracking` (as in the ' +
-      'order), `replaced`; `order.detailed_status` `detailed_status`; `order.delivery_error` ' +
-      '`delivery_error`. Datetimes inside are in the order format (YYYY-MM-DDTHH:MM, service time zone).',
-    example: { order_id: 123, order_ref: 'SK-0000123', state: 'SENT_TO_LOGISTICS', previous_state: 'PLACED' },
-  })
-  data!: Record<string, unknown>;
+/** What every event's data starts with: which order, and its state after the change. */
+export class OrderEventData {
+  /** @example 123 */
+  order_id!: number;
+  /** @example "SK-0000123" */
+  order_ref!: string;
+  @ApiProperty({ enum: ORDER_STATES, example: 'PLACED', description: 'The state after the change.' })
+  state!: OrderState;
 }
 
+export class OrderPlacedData extends OrderEventData {
+  @ApiProperty({ enum: ORDER_TYPES, example: 'REGULAR' })
+  order_type!: OrderType;
+  /** @example false */
+  test!: boolean;
+}
+
+export class OrderUpdatedData extends OrderEventData {
+  /** The names of the fields that changed, never their values. @example ["city", "note"] */
+  changed_fields!: string[];
+}
+
+export class OrderStateChangedData extends OrderEventData {
+  @ApiProperty({ enum: ORDER_STATES, example: 'PLACED' })
+  previous_state!: OrderState;
+}
+
+export class OrderCommentData extends OrderEventData {
+  /** The user (token) whose comment it is. @example "alice" */
+  user_name!: string;
+  /** True when it replaced the user's earlier comment. @example false */
+  replaced!: boolean;
+}
+
+export class OrderTrackingData extends OrderEventData {
+  tracking!: TrackingResponse;
+  /** True when a tracking with this number was replaced. @example false */
+  replaced!: boolean;
+}
+
+export class OrderDetailedStatusData extends OrderEventData {
+  detailed_status!: DetailedStatusResponse;
+}
+
+export class OrderDeliveryErrorData extends OrderEventData {
+  delivery_error!: DeliveryErrorResponse;
+}
+
+const DATA_OF: Record<EventType, Type> = {
+  'order.placed': OrderPlacedData,
+  'order.updated': OrderUpdatedData,
+  'order.comment': OrderCommentData,
+  'order.state_changed': OrderStateChangedData,
+  'order.tracking': OrderTrackingData,
+  'order.detailed_status': OrderDetailedStatusData,
+  'order.delivery_error': OrderDeliveryErrorData,
+};
+
+/** `order.state_changed` → `OrderStateChangedEvent`. */
+const eventSchemaName = (type: EventType): string =>
+  type
+    .split(/[._]/)
+    .map((word) => word[0].toUpperCase() + word.slice(1))
+    .join('') + 'Event';
+
+/** One event of one type: the Standard Webhooks payload, the same in the feed and in a webhook body. */
+function eventSchema(type: EventType): Type {
+  class Event {
+    /** Unique; the `webhook-id` of its deliveries, and the `after` cursor of the feed. @example "evt_1042" */
+    @ApiProperty({ pattern: '^evt_[1-9][0-9]{0,17}$', example: 'evt_1042' })
+    id!: string;
+
+    @ApiProperty({ enum: [type], example: type })
+    type!: EventType;
+
+    @ApiProperty({
+      pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$',
+      example: '2026-11-22T07:30:12.345Z',
+      description:
+        'When the change was made: ISO 8601 in UTC with milliseconds (the one such datetime of the API).',
+    })
+    timestamp!: string;
+
+    @ApiProperty({ type: DATA_OF[type] })
+    data!: object;
+  }
+  Object.defineProperty(Event, 'name', { value: eventSchemaName(type) });
+  return Event;
+}
+
+/** The schema of each event type, for the feed's union and the webhooks of the OpenAPI document. */
+export const EVENT_SCHEMAS = Object.fromEntries(
+  EVENT_TYPES.map((type) => [type, eventSchema(type)]),
+) as Record<EventType, Type>;
+
+/** One event as the feed lists it and a webhook delivers it. */
+export interface EventResponse {
+  id: string;
+  type: EventType;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+@ApiExtraModels(...Object.values(EVENT_SCHEMAS))
 export class EventListResponse {
   /** Oldest first, at most 100. Ask again with `after` set to the last id until the list comes back empty. */
-  @ApiProperty({ type: [EventResponse] })
+  @ApiProperty({
+    type: 'array',
+    items: {
+      oneOf: EVENT_TYPES.map((type) => ({ $ref: getSchemaPath(EVENT_SCHEMAS[type]) })),
+      discriminator: {
+        propertyName: 'type',
+        mapping: Object.fromEntries(EVENT_TYPES.map((type) => [type, getSchemaPath(EVENT_SCHEMAS[type])])),
+      },
+    },
+  })
   data!: EventResponse[];
 }
 

@@ -35,7 +35,7 @@ export class TrackingDto {
   @IsOptional()
   dispatch_date?: string | null;
 
-  /** Moves a SENT_TO_LOGISTICS or DISPATCHED order to DELIVERED. @example null */
+  /** Moves a SENT_TO_LOGISTICS or DISPATCHED order to DELIVERED. @example "2026-11-22T12:10" */
   @IsApiDateTime()
   @IsOptional()
   delivery_date?: string | null;

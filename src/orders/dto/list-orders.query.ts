@@ -1,6 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { IsApiDateTime } from '../../common/api-datetime.validator';
+import { ApiBooleanInput } from '../../common/openapi.formats';
 import { StorableText } from '../../common/required-text.validator';
 import { PageQuery } from '../../common/pagination';
 import { toBoolean } from '../../common/transforms';
@@ -33,6 +34,7 @@ export class ListOrdersQuery extends PageQuery {
   tracking_number?: string;
 
   /** true: some tracking has a delivery date; false: none has. */
+  @ApiBooleanInput()
   @IsBoolean({ message: 'The delivered field must be true or false.' })
   @Transform(toBoolean)
   @IsOptional()

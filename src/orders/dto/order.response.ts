@@ -1,3 +1,4 @@
+import { ApiDateTime } from '../../common/openapi.formats';
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import type { ApiFormats } from '../../common/api-formats';
 import type { DeliveryError, DetailedStatus, Tracking } from '../order-children.entities';
@@ -7,12 +8,15 @@ import type { Order } from '../order.entity';
 
 export class TrackingResponse {
   /** @example "2026-11-22T09:15" */
+  @ApiDateTime()
   status_date!: string | null;
   /** Free text from the fulfilment partner. @example "In transit" */
   status!: string | null;
   /** @example "2026-11-22T08:00" */
+  @ApiDateTime()
   dispatch_date!: string | null;
-  /** @example null */
+  /** @example "2026-11-22T12:10" */
+  @ApiDateTime()
   delivery_date!: string | null;
   /** @example "PKG123456789" */
   tracking_number!: string;
@@ -22,6 +26,7 @@ export class TrackingResponse {
 
 export class DetailedStatusResponse {
   /** @example "2026-11-22T09:15" */
+  @ApiDateTime()
   status_date!: string;
   /** @example "Out for delivery" */
   status!: string;
@@ -39,6 +44,7 @@ export class DeliveryErrorResponse {
   /** @example "Nobody at the address" */
   status!: string;
   /** @example "2026-11-22T10:30" */
+  @ApiDateTime()
   date!: string;
   /** Comment, Information or Cancel. @example "Information" */
   resolution!: string;
@@ -54,8 +60,10 @@ export class CommentResponse {
   /** The user (token) who wrote it; one comment per user and order. @example "alice" */
   user_name!: string;
   /** @example "2026-11-22T07:40" */
+  @ApiDateTime()
   created_at!: string;
   /** @example "2026-11-22T07:45" */
+  @ApiDateTime()
   updated_at!: string;
 }
 
@@ -67,6 +75,7 @@ export class OrderBaseResponse {
   /** The site, a dash and the order id padded to 7 digits. @example "SK-0000123" */
   order_ref!: string;
   /** @example "2026-11-22T07:30" */
+  @ApiDateTime()
   created_at!: string;
   /** @example "Jana" */
   first_name!: string;
@@ -100,15 +109,16 @@ export class OrderBaseResponse {
   login!: string;
   /** Device password, as submitted. @example "device-secret" */
   password!: string;
-  /** @example null */
+  /** Set by logistics when the order is complete; null until then. @example "2026-11-23T12:00" */
+  @ApiDateTime()
   final_completion_date!: string | null;
   /** @example "REGULAR" */
   order_type!: OrderType;
   /** @example null */
   original_order_id!: string | null;
   trackings!: TrackingResponse[];
-  // A bare `allOf` with `nullable`: the generator would add `type: object` beside it, and validators then
-  // check null against the referenced object schema, which refuses it.
+  // A nullable reference: the document's finishing pass (common/openapi.ts) makes it a nullable copy of the
+  // object, since OpenAPI 3.0 `nullable` needs a `type` beside it.
   @ApiProperty({
     description: 'The latest detailed status reported (by status_date), or null.',
     nullable: true,
@@ -143,6 +153,7 @@ export class OrderBaseResponse {
   /** @example "S-22" */
   shop_number!: string | null;
   /** Moves with every change to the order or its trackings, statuses, errors and comments. @example "2026-11-22T07:45" */
+  @ApiDateTime()
   updated_at!: string;
 }
 

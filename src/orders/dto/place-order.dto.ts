@@ -10,10 +10,12 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { isISO31661Alpha2 } from 'class-validator';
-import { DbInteger } from '../../common/db-integer.validator';
+import { DbInteger, MAX_DB_INTEGER } from '../../common/db-integer.validator';
+import { ApiBooleanInput, ApiIntegerInput } from '../../common/openapi.formats';
 import { OptionalText } from '../../common/optional-text.validator';
 import { fieldLabel, RequiredText } from '../../common/required-text.validator';
 import { toBoolean, toInteger } from '../../common/transforms';
+import { ApiProperty } from '@nestjs/swagger';
 import { ORDER_TYPES, type OrderType } from '../order-state';
 
 @ValidatorConstraint({ name: 'countryCode' })
@@ -101,12 +103,14 @@ export class PlaceOrderDto {
   country?: string | null;
 
   /** An active product (GET /api/v2/product). An integer; a string of digits is read as one. @example 2 */
+  @ApiIntegerInput()
   @DbInteger('The selected product id is invalid.')
   @Transform(toInteger)
   @IsDefined({ message: 'The product id field is required.' })
   product_id!: number;
 
   /** Required when the product has variations, and then one of them; absent or null otherwise. @example 4 */
+  @ApiIntegerInput({ nullable: true })
   @DbInteger('The selected product variation id is not a variation of the product.')
   @Transform(toInteger)
   @IsOptional()
@@ -128,15 +132,22 @@ export class PlaceOrderDto {
   /**
    * For EXCHANGE and RETURN (required there), the id of an earlier order of your company: an EXCHANGE
    * follows a REGULAR or EXCHANGE order, a RETURN any order but a RETURN. Absent, null or "" for REGULAR;
-   * digits as a string ("123") are accepted too.
-   * @example 123
+   * digits as a string ("123", as the spec types it) are accepted too.
+   * @example "123"
    */
+  @ApiProperty({
+    anyOf: [
+      { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_DB_INTEGER, nullable: true },
+      { type: 'string', pattern: '^(0{0,8}[1-9][0-9]{0,8})?$', maxLength: 9 },
+    ],
+  })
   @DbInteger('The selected original order id is invalid.')
   @Transform(toOrderId)
   @IsOptional()
   original_order_id?: number | null;
 
   /** A test order is never processed. Default false. @example false */
+  @ApiBooleanInput({ nullable: true })
   @IsBoolean({ message: booleanMessage })
   @Transform(toBoolean)
   @IsOptional()
@@ -155,18 +166,21 @@ export class PlaceOrderDto {
   merchant_id!: string;
 
   /** User id in the order management system. @example 17 */
+  @ApiIntegerInput({ minimum: 0, nullable: true })
   @DbInteger('The oms user id must be between 0 and 2147483647.', 0)
   @Transform(toInteger)
   @IsOptional()
   oms_user_id?: number | null;
 
   /** Marks a retail order instead of a restaurant order. @example false */
+  @ApiBooleanInput({ nullable: true })
   @IsBoolean({ message: booleanMessage })
   @Transform(toBoolean)
   @IsOptional()
   retail?: boolean | null;
 
   /** Marks a dine-out order instead of a restaurant order. @example false */
+  @ApiBooleanInput({ nullable: true })
   @IsBoolean({ message: booleanMessage })
   @Transform(toBoolean)
   @IsOptional()

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsOptional, ValidateNested } from 'class-validator';
+import { ApiBooleanInput } from '../../common/openapi.formats';
 import { RequiredText } from '../../common/required-text.validator';
 import { toBoolean } from '../../common/transforms';
 import { Transform } from 'class-transformer';
@@ -31,6 +32,7 @@ export class UpdateProductDto {
 
   /** false hides the product from partners and refuses new orders for it; existing orders keep it. */
   @IsOptional()
+  @ApiBooleanInput()
   @Transform(toBoolean)
   @IsBoolean({ message: 'The active must be true or false.' })
   active?: boolean;

@@ -5,6 +5,7 @@ import { IsApiDateTime } from '../../common/api-datetime.validator';
 import { ROLES, type Role } from '../../auth/principal';
 import { DbInteger } from '../../common/db-integer.validator';
 import { toInteger } from '../../common/transforms';
+import { ApiIntegerInput } from '../../common/openapi.formats';
 
 export class CreateTokenDto {
   /** partner: the partner API of one company; admin: the admin API; logistics: the logistics API. */
@@ -21,6 +22,7 @@ export class CreateTokenDto {
 
   /** The company of a partner token; must be left out for admin and logistics tokens. */
   @IsOptional()
+  @ApiIntegerInput({ nullable: true })
   @Transform(toInteger)
   @DbInteger('No company has this id.')
   company_id?: number | null;

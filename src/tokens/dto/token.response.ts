@@ -1,3 +1,4 @@
+import { ApiDateTime } from '../../common/openapi.formats';
 import type { Role } from '../../auth/principal';
 import type { ApiFormats } from '../../common/api-formats';
 import type { ApiToken } from '../api-token.entity';
@@ -15,12 +16,16 @@ export class TokenResponse {
   /** @example 1 */
   company_id!: number | null;
   /** @example "2026-11-22T07:30" */
+  @ApiDateTime()
   created_at!: string;
   /** Precise to a minute. @example "2026-11-22T08:05" */
+  @ApiDateTime()
   last_used_at!: string | null;
-  /** @example null */
+  /** Null: never. @example "2027-12-31T23:59" */
+  @ApiDateTime()
   expires_at!: string | null;
-  /** @example null */
+  /** Null while usable. @example "2026-12-01T10:00" */
+  @ApiDateTime()
   revoked_at!: string | null;
 }
 

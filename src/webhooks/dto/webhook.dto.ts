@@ -4,10 +4,12 @@ import { DbInteger } from '../../common/db-integer.validator';
 import { PageQuery } from '../../common/pagination';
 import { RequiredText } from '../../common/required-text.validator';
 import { toInteger } from '../../common/transforms';
+import { ApiIntegerInput } from '../../common/openapi.formats';
 
 export class CreateWebhookDto {
   /** The company whose events are sent. @example 1 */
   @IsDefined({ message: 'The company id field is required.' })
+  @ApiIntegerInput()
   @Transform(toInteger)
   @DbInteger('No company has this id.')
   company_id!: number;

@@ -1,3 +1,4 @@
+import { ApiDateTime } from '../../common/openapi.formats';
 import { ApiProperty } from '@nestjs/swagger';
 import type { ApiFormats } from '../../common/api-formats';
 import { EVENT_TYPES, type EventType, publicEventId } from '../../events/event-types';
@@ -22,8 +23,10 @@ export class WebhookResponse {
   /** Why the endpoint stopped receiving, when it did on its own. @example null */
   disabled_reason!: string | null;
   /** @example "2026-11-22T07:30" */
+  @ApiDateTime()
   created_at!: string;
-  /** @example null */
+  /** Null while active. @example "2026-11-24T09:00" */
+  @ApiDateTime()
   deleted_at!: string | null;
 }
 
@@ -38,6 +41,7 @@ export class CreatedWebhookResponse extends WebhookResponse {
 
 export class WebhookAttemptResponse {
   /** @example "2026-11-22T07:30" */
+  @ApiDateTime()
   attempted_at!: string;
   /** The receiver's HTTP status; null when it did not answer. @example 503 */
   status_code!: number | null;
@@ -60,10 +64,13 @@ export class WebhookDeliveryResponse {
   /** @example 2 */
   attempt_count!: number;
   /** When a pending delivery is tried next. @example "2026-11-22T07:31" */
+  @ApiDateTime()
   next_attempt_at!: string | null;
   /** @example "2026-11-22T07:30" */
+  @ApiDateTime()
   created_at!: string;
   /** @example "2026-11-22T07:31" */
+  @ApiDateTime()
   delivered_at!: string | null;
   /** Every try, oldest first. */
   @ApiProperty({ type: [WebhookAttemptResponse] })
