@@ -14,6 +14,7 @@ import { ProductsModule } from './products/products.module';
 import { LogisticsModule } from './logistics/logistics.module';
 import { EventsModule } from './events/events.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { MetricsModule } from './metrics/metrics.module';
 
 @Module({})
 export class AppModule {
@@ -23,6 +24,7 @@ export class AppModule {
       imports: [
         FoundationModule.forRoot(settings),
         ScheduleModule.forRoot(),
+        MetricsModule,
         AuthModule,
         HealthModule,
         CompaniesModule,

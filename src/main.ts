@@ -6,7 +6,8 @@ import { AppModule } from './app.module';
 import { secureHttp } from './common/http-security';
 import { setupOpenApi } from './common/openapi';
 import { createValidationPipe } from './common/validation';
-import { type Environment, InvalidEnvironmentError, validateEnvironment } from './config/environment';
+import { type Environment, validateEnvironment } from './config/environment';
+import { StartupError } from './config/startup-error';
 import { countQueries } from './database/query-counter';
 import {
   LOCAL_DATA_DIR,
@@ -16,6 +17,7 @@ import {
 } from './database/local-database';
 import { seedDemo } from './demo/demo-seed';
 import { createHttpLogger } from './logging/logger.options';
+import { useHttpMetrics } from './metrics/http-metrics';
 
 /** Requests still running when SIGTERM arrives get this long to finish before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 25_000;
@@ -37,6 +39,7 @@ async function createApp(
   );
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  useHttpMetrics(app);
   app.use(httpLogger);
   secureHttp(app, env.CORS_ORIGINS);
   app.use(countQueries);
@@ -90,7 +93,7 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  if (error instanceof InvalidEnvironmentError) {
+  if (error instanceof StartupError) {
     console.error(error.message);
   } else {
     console.error('The service could not start:', error);

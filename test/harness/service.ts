@@ -31,7 +31,8 @@ export interface RunningService {
 
 export interface StartOptions {
   /**
-   * Extra environment; DATABASE_URL defaults to a fresh clone of the migrated template and
+   * Extra environment; METRICS_PORT defaults to 0 (off: many services run at once, and each would take 9464;
+   * a spec that scrapes metrics passes a free port), DATABASE_URL defaults to a fresh clone of the migrated template and
    * DEVICE_CREDENTIALS_KEY to the test key (not with the embedded default, which keeps its own in ./.data).
    */
   env?: Record<string, string>;
@@ -50,6 +51,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     env: {
       PATH: process.env.PATH,
       PORT: '0',
+      METRICS_PORT: '0',
       LOG_LEVEL: 'info',
       ...(options.embeddedDatabase ? {} : { DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY }),
       ...options.env,
@@ -108,5 +110,5 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
 
 /** Runs the service expecting it to refuse to start; resolves with its exit code and what it printed. */
 export function startServiceExpectingFailure(env: Record<string, string>): Promise<ProcessResult> {
-  return runNode(MAIN, [], { DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY, ...env });
+  return runNode(MAIN, [], { DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY, METRICS_PORT: '0', ...env });
 }
