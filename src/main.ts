@@ -15,7 +15,7 @@ import {
   resolveDeviceCredentialsKey,
   type ResolvedDatabase,
 } from './database/local-database';
-import { seedDemo } from './demo/demo-seed';
+import { demoReminder, seedDemo } from './demo/demo-seed';
 import { createHttpLogger } from './logging/logger.options';
 import { useHttpMetrics } from './metrics/http-metrics';
 
@@ -29,7 +29,7 @@ async function createApp(
   databaseUrl: string,
   deviceCredentialsKey: Buffer,
 ): Promise<NestExpressApplication> {
-  const httpLogger = createHttpLogger(env.LOG_LEVEL);
+  const httpLogger = createHttpLogger(env.LOG_LEVEL, env.NODE_ENV !== 'production' && process.stdout.isTTY);
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot({ env, databaseUrl, logger: httpLogger.logger, deviceCredentialsKey }),
     {
@@ -83,7 +83,12 @@ async function bootstrap(): Promise<void> {
   }
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : env.PORT;
-  if (database.embedded?.initialised) console.error(await seedDemo(app, LOCAL_DATA_DIR, port));
+  if (database.embedded)
+    console.error(
+      database.embedded.initialised
+        ? await seedDemo(app, LOCAL_DATA_DIR, port)
+        : demoReminder(LOCAL_DATA_DIR, port),
+    );
   app.get(Logger).log({
     event: 'listening',
     port,

@@ -111,6 +111,7 @@ describe('Prometheus metrics on their own port (METRICS_PORT)', () => {
     await request(service.url).get(`/api/v2/order/${orderId}`).set('Authorization', partnerAuth).expect(200);
     await request(service.url).get('/api/v2/product').set('Authorization', partnerAuth).expect(200);
     await request(service.url).get('/api/v2/product').set('Authorization', partnerAuth).expect(429);
+    await request(service.url).get('/nope').expect(404);
     const after = await scrape(metricsPort);
 
     const moved = (name: string, labels: Record<string, string> = {}) =>
@@ -122,6 +123,9 @@ describe('Prometheus metrics on their own port (METRICS_PORT)', () => {
       moved('http_request_duration_seconds_count', { method: 'POST', route: '/api/v2/order', status: '201' }),
     ).toBe(1);
     expect(moved('rate_limit_refusals_total')).toBe(1);
+    expect(
+      moved('http_request_duration_seconds_count', { method: 'GET', route: 'unmatched', status: '404' }),
+    ).toBe(1);
     expect(moved('orders_placed_total', { test: 'false' })).toBe(1);
     expect(moved('order_state_transitions_total', { from: 'PLACED', to: 'SENT_TO_LOGISTICS' })).toBe(1);
     expect(after).not.toContain(`/order/${orderId}`);

@@ -98,6 +98,11 @@ export class Environment {
   })
   PUBLIC_BASE_URL?: string;
 
+  /** Anything but `production`, with a terminal on stdout, pretty-prints the logs (pino-pretty). */
+  @IsOptional()
+  @IsString()
+  NODE_ENV?: string;
+
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: LogLevel = 'info';
 
@@ -164,6 +169,7 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
     'REDIS_URL',
     'PUBLIC_BASE_URL',
     'DEVICE_CREDENTIALS_KEY',
+    'NODE_ENV',
   );
   const relevant = Object.fromEntries(
     Object.entries(raw).filter(([key, value]) => known.includes(key) && value !== undefined),

@@ -4,6 +4,8 @@ import { AppMetrics } from './app-metrics';
 
 /** The route label of a request no route matched (unknown paths, bodies refused before routing). */
 const UNMATCHED = 'unmatched';
+/** The catch-all through which Nest answers unknown paths with 404. */
+const NOT_FOUND_ROUTE = '{/*splat}';
 
 /**
  * Times every request from the first middleware to the last byte sent, labelled with the route template
@@ -17,7 +19,8 @@ export function useHttpMetrics(app: INestApplication): void {
     const started = process.hrtime.bigint();
     response.once('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = (request.route as { path?: string } | undefined)?.path ?? UNMATCHED;
+      const path = (request.route as { path?: string } | undefined)?.path;
+      const route = path && path !== NOT_FOUND_ROUTE ? path : UNMATCHED;
       metrics.httpRequestDuration.observe(
         { method: request.method, route, status: response.statusCode },
         seconds,
