@@ -63,5 +63,5 @@ describe('npm start with no DATABASE_URL (the embedded default)', () => {
     } finally {
       expect(await second.stop()).toBe(0);
     }
-  });
+  }, 180_000);
 });
