@@ -15,6 +15,7 @@ import { LogisticsModule } from './logistics/logistics.module';
 import { EventsModule } from './events/events.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { SandboxModule } from './sandbox/sandbox.module';
 
 @Module({})
 export class AppModule {
@@ -36,6 +37,7 @@ export class AppModule {
         LogisticsModule,
         EventsModule,
         WebhooksModule,
+        SandboxModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };
