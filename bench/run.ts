@@ -20,7 +20,7 @@ const PLAIN_PORT = APP_PORT + 1;
 const RATE_LIMIT = '1000000000';
 const RESULTS_DIR = join(__dirname, 'results');
 /** What the caller may set for the app under test, to compare settings: `DATABASE_POOL_SIZE=20 npm run bench`. */
-const PASSED_THROUGH = ['NODE_OPTIONS', 'DATABASE_POOL_SIZE'];
+const PASSED_THROUGH = ['NODE_OPTIONS', 'DATABASE_POOL_SIZE', 'METRICS_PORT'];
 
 export interface Measurement {
   scenario: string;
@@ -110,6 +110,7 @@ async function runOn(
     DEVICE_CREDENTIALS_KEY: BENCH_DEVICE_CREDENTIALS_KEY,
     RATE_LIMIT_PER_MINUTE: RATE_LIMIT,
     LOG_LEVEL: 'info',
+    METRICS_PORT: String(APP_PORT + 2),
     ...Object.fromEntries(
       PASSED_THROUGH.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]),
     ),

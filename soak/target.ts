@@ -91,6 +91,7 @@ export async function startOwn(): Promise<SoakTarget> {
       PATH: process.env.PATH,
       ...env,
       PORT: '0',
+      METRICS_PORT: process.env.METRICS_PORT ?? '0',
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_MINUTE: UNREACHED_RATE_LIMIT,
       ADMIN_RATE_LIMIT_PER_MINUTE: UNREACHED_RATE_LIMIT,

@@ -14,6 +14,7 @@ import { ProductsModule } from './products/products.module';
 import { LogisticsModule } from './logistics/logistics.module';
 import { EventsModule } from './events/events.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { SandboxModule } from './sandbox/sandbox.module';
 
 @Module({})
@@ -24,6 +25,7 @@ export class AppModule {
       imports: [
         FoundationModule.forRoot(settings),
         ScheduleModule.forRoot(),
+        MetricsModule,
         AuthModule,
         HealthModule,
         CompaniesModule,

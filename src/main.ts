@@ -6,7 +6,8 @@ import { AppModule } from './app.module';
 import { secureHttp } from './common/http-security';
 import { setupOpenApi } from './common/openapi';
 import { createValidationPipe } from './common/validation';
-import { type Environment, InvalidEnvironmentError, validateEnvironment } from './config/environment';
+import { type Environment, validateEnvironment } from './config/environment';
+import { StartupError } from './config/startup-error';
 import { countQueries } from './database/query-counter';
 import {
   LOCAL_DATA_DIR,
@@ -14,8 +15,9 @@ import {
   resolveDeviceCredentialsKey,
   type ResolvedDatabase,
 } from './database/local-database';
-import { seedDemo } from './demo/demo-seed';
+import { demoReminder, seedDemo } from './demo/demo-seed';
 import { createHttpLogger } from './logging/logger.options';
+import { useHttpMetrics } from './metrics/http-metrics';
 
 /** Requests still running when SIGTERM arrives get this long to finish before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 25_000;
@@ -27,7 +29,7 @@ async function createApp(
   databaseUrl: string,
   deviceCredentialsKey: Buffer,
 ): Promise<NestExpressApplication> {
-  const httpLogger = createHttpLogger(env.LOG_LEVEL);
+  const httpLogger = createHttpLogger(env.LOG_LEVEL, env.NODE_ENV !== 'production' && process.stdout.isTTY);
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot({ env, databaseUrl, logger: httpLogger.logger, deviceCredentialsKey }),
     {
@@ -39,6 +41,7 @@ async function createApp(
   app.disable('x-powered-by');
   // The only ETag is an order's version (CONTRACT §8), set where an order is returned; no content hashes.
   app.set('etag', false);
+  useHttpMetrics(app);
   app.use(httpLogger);
   secureHttp(app, env.CORS_ORIGINS);
   app.use(countQueries);
@@ -82,7 +85,12 @@ async function bootstrap(): Promise<void> {
   }
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : env.PORT;
-  if (database.embedded?.initialised) console.error(await seedDemo(app, LOCAL_DATA_DIR, port));
+  if (database.embedded)
+    console.error(
+      database.embedded.initialised
+        ? await seedDemo(app, LOCAL_DATA_DIR, port)
+        : demoReminder(LOCAL_DATA_DIR, port),
+    );
   app.get(Logger).log({
     event: 'listening',
     port,
@@ -92,7 +100,7 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  if (error instanceof InvalidEnvironmentError) {
+  if (error instanceof StartupError) {
     console.error(error.message);
   } else {
     console.error('The service could not start:', error);

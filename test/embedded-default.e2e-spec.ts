@@ -44,6 +44,12 @@ describe('npm start with no DATABASE_URL (the embedded default)', () => {
     const second = await startService({ embeddedDatabase: true, cwd: workDir });
     try {
       expect(second.output()).not.toContain('DEVELOPMENT ONLY');
+      expect(second.output()).toContain(
+        'its demo tokens are in .data/demo-partner.token and .data/demo-admin.token.',
+      );
+      expect(second.output()).toContain(
+        `API documentation: http://localhost:${new URL(second.url).port}/api/docs`,
+      );
       const again = await request(second.url)
         .get('/api/v2/admin/companies')
         .set('Authorization', `Bearer ${adminToken}`)
@@ -57,5 +63,5 @@ describe('npm start with no DATABASE_URL (the embedded default)', () => {
     } finally {
       expect(await second.stop()).toBe(0);
     }
-  });
+  }, 180_000);
 });

@@ -33,6 +33,10 @@ const parse = (webhook: ReceivedWebhook) => JSON.parse(webhook.body) as EventBod
 const ofOrder = (received: ReceivedWebhook[], orderId: number) =>
   received.map(parse).filter((event) => event.data.order_id === orderId);
 
+/** A private address is refused, and the message names the switch that allows it for local testing. */
+const PRIVATE_REFUSED =
+  'The url must not point to a loopback, private or link-local address (for local testing, start the service with WEBHOOK_ALLOW_PRIVATE=true).';
+
 describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
   let service: RunningService;
   let receiver: WebhookReceiver;
@@ -513,15 +517,12 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
     });
 
     it.each([
-      ['http://127.0.0.1:8080/hook', 'The url must not point to a loopback, private or link-local address.'],
-      ['http://localhost/hook', 'The url must not point to a loopback, private or link-local address.'],
-      ['http://[::1]/hook', 'The url must not point to a loopback, private or link-local address.'],
-      ['http://10.0.0.5/hook', 'The url must not point to a loopback, private or link-local address.'],
-      ['http://192.168.1.10/hook', 'The url must not point to a loopback, private or link-local address.'],
-      [
-        'http://169.254.169.254/latest/meta-data',
-        'The url must not point to a loopback, private or link-local address.',
-      ],
+      ['http://127.0.0.1:8080/hook', PRIVATE_REFUSED],
+      ['http://localhost/hook', PRIVATE_REFUSED],
+      ['http://[::1]/hook', PRIVATE_REFUSED],
+      ['http://10.0.0.5/hook', PRIVATE_REFUSED],
+      ['http://192.168.1.10/hook', PRIVATE_REFUSED],
+      ['http://169.254.169.254/latest/meta-data', PRIVATE_REFUSED],
       ['ftp://hooks.example.com/', 'The url must use http or https.'],
       ['https://user:pw@hooks.example.com/', 'The url may not carry a user name or password.'],
       ['not a url', 'The url must be an absolute http or https URL.'],

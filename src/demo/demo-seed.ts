@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
@@ -42,6 +43,19 @@ export async function seedDemo(app: INestApplicationContext, dataDir: string, po
     `The tokens are in ${partnerFile} and ${adminFile}. Try:`,
     `  curl -H "Authorization: Bearer $(cat ${partnerFile})" http://localhost:${port}/api/v2/product`,
     `  curl -H "Authorization: Bearer $(cat ${adminFile})" http://localhost:${port}/api/v2/admin/companies`,
+    `API documentation: http://localhost:${port}/api/docs`,
+    '',
+  ].join('\n');
+}
+
+/** What every later start of the embedded database prints: where the demo tokens are, and the docs. */
+export function demoReminder(dataDir: string, port: number): string {
+  const tokenFiles = ['demo-partner.token', 'demo-admin.token'].map((file) => join(dataDir, file));
+  return [
+    '',
+    tokenFiles.every((file) => existsSync(file))
+      ? `Embedded development database in ${dataDir}; its demo tokens are in ${tokenFiles.join(' and ')}.`
+      : `Embedded development database in ${dataDir}.`,
     `API documentation: http://localhost:${port}/api/docs`,
     '',
   ].join('\n');

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { AppMetrics } from '../metrics/app-metrics';
 import type { EventDraft } from './order-events';
 import { OrderEvent } from './order-event.entity';
 
@@ -12,7 +13,10 @@ export interface FeedPosition {
 
 @Injectable()
 export class EventsRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly metrics: AppMetrics,
+  ) {}
 
   /**
    * Writes the events of one change and, in the same statement, one pending delivery per active webhook
@@ -44,6 +48,7 @@ export class EventsRepository {
         drafts.map((draft) => JSON.stringify(draft.data)),
       ],
     );
+    this.metrics.countOnCommit(manager, drafts);
   }
 
   /** Where an event of the company stands in the feed; null for an unknown or foreign event. */

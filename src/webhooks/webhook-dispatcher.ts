@@ -5,6 +5,7 @@ import { SecretSealer } from '../common/secret-sealer';
 import type { Environment } from '../config/environment';
 import { toEventResponse } from '../events/dto/event.response';
 import { publicEventId } from '../events/event-types';
+import { AppMetrics } from '../metrics/app-metrics';
 import { RETRY_WINDOW_MS, retryDelayMs } from './retry-schedule';
 import { type SendResult, sendWebhook } from './webhook-sender';
 import { type ClaimedDelivery, type DeliveryOutcome, WebhooksRepository } from './webhooks.repository';
@@ -35,6 +36,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     private readonly sealer: SecretSealer,
     config: ConfigService<Environment, true>,
     private readonly logger: PinoLogger,
+    private readonly metrics: AppMetrics,
   ) {
     this.logger.setContext(WebhookDispatcher.name);
     this.enabled = config.get('WEBHOOK_DISPATCHER', { infer: true });
@@ -92,6 +94,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
       { attemptedAt, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error },
       outcome,
     );
+    this.metrics.webhookAttempts.inc({ outcome: outcome.kind });
     this.logger.info(
       {
         event: 'webhook_attempt',

@@ -44,7 +44,7 @@ export async function webhookHostError(value: string, allowPrivate: boolean): Pr
     return 'The url host does not resolve.';
   }
   if (allowPrivate || addresses.every((entry) => isPublicAddress(entry.address))) return null;
-  return 'The url must not point to a loopback, private or link-local address.';
+  return 'The url must not point to a loopback, private or link-local address (for local testing, start the service with WEBHOOK_ALLOW_PRIVATE=true).';
 }
 
 /**

@@ -45,8 +45,8 @@ export const UNDOCUMENTED: { method: string; path: RegExp; why: string }[] = [
   { method: 'GET', path: /^\/api\/docs(\/.*)?$/, why: 'Swagger UI: HTML, scripts and styles' },
   {
     method: '*',
-    path: /^\/(nope|api\/v2\/nothing-here)$/,
-    why: 'no such route: the 404 of every unknown route',
+    path: /^\/(nope|api\/v2\/nothing-here|metrics)$/,
+    why: 'no such route: the 404 of every unknown route (metrics are on METRICS_PORT, never here)',
   },
   { method: 'GET', path: /^\/api\/v2\/%E0%A4%A$/, why: 'a malformed percent-encoding cannot name a route' },
   {

@@ -6,7 +6,8 @@ import { type ProcessResult, runNode } from './run-node';
 import { createTestDatabase, TEST_DEVICE_CREDENTIALS_KEY } from './test-database';
 
 const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
-const START_TIMEOUT_MS = 30_000;
+/** Generous: a first start runs initdb, migrations and the demo seed, on machines shared with other work. */
+const START_TIMEOUT_MS = 90_000;
 
 export interface LogLine {
   level: number;
@@ -31,11 +32,14 @@ export interface RunningService {
 
 export interface StartOptions {
   /**
-   * Extra environment; DATABASE_URL defaults to a fresh clone of the migrated template and
+   * Extra environment; METRICS_PORT defaults to 0 (off: many services run at once, and each would take 9464;
+   * a spec that scrapes metrics passes a free port), DATABASE_URL defaults to a fresh clone of the migrated template and
    * DEVICE_CREDENTIALS_KEY to the test key (not with the embedded default, which keeps its own in ./.data).
    */
   env?: Record<string, string>;
   cwd?: string;
+  /** Run the dist/main.js of another checkout of the project (built, with its node_modules) instead of ours. */
+  checkout?: string;
   /** Start with no DATABASE_URL at all: the service starts its embedded PostgreSQL under `cwd`. */
   embeddedDatabase?: boolean;
 }
@@ -45,11 +49,13 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   const databaseUrl = options.embeddedDatabase
     ? undefined
     : (options.env?.DATABASE_URL ?? (await createTestDatabase()));
-  const child = spawn(process.execPath, [MAIN], {
+  const main = options.checkout ? join(options.checkout, 'dist', 'main.js') : MAIN;
+  const child = spawn(process.execPath, [main], {
     cwd: options.cwd,
     env: {
       PATH: process.env.PATH,
       PORT: '0',
+      METRICS_PORT: '0',
       LOG_LEVEL: 'info',
       ...(options.embeddedDatabase ? {} : { DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY }),
       ...options.env,
@@ -108,5 +114,9 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
 
 /** Runs the service expecting it to refuse to start; resolves with its exit code and what it printed. */
 export function startServiceExpectingFailure(env: Record<string, string>): Promise<ProcessResult> {
-  return runNode(MAIN, [], { DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY, ...env });
+  return runNode(MAIN, [], {
+    DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
+    METRICS_PORT: '0',
+    ...env,
+  });
 }

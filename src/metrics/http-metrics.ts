@@ -1,0 +1,32 @@
+import type { INestApplication } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { AppMetrics } from './app-metrics';
+
+/** The route label of a request no route matched (unknown paths, bodies refused before routing). */
+const UNMATCHED = 'unmatched';
+/** The catch-all through which Nest answers unknown paths with 404. */
+const NOT_FOUND_ROUTE = '{/*splat}';
+
+/**
+ * Times every request from the first middleware to the last byte sent, labelled with the route template
+ * (`/api/v2/order/:id`, never the path itself), method and status; counts 429s as rate-limit refusals (the
+ * rate limit is the only source of a 429). Installed only when metrics are on.
+ */
+export function useHttpMetrics(app: INestApplication): void {
+  const metrics = app.get(AppMetrics);
+  if (!metrics.enabled) return;
+  app.use((request: Request, response: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    response.once('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const path = (request.route as { path?: string } | undefined)?.path;
+      const route = path && path !== NOT_FOUND_ROUTE ? path : UNMATCHED;
+      metrics.httpRequestDuration.observe(
+        { method: request.method, route, status: response.statusCode },
+        seconds,
+      );
+      if (response.statusCode === 429) metrics.rateLimitRefusals.inc();
+    });
+    next();
+  });
+}
