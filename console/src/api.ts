@@ -55,7 +55,12 @@ export async function call<T>(
     throw new ApiError(0, 'The service cannot be reached: check the connection and try again.');
   }
   const text = await response.text();
-  const json = text ? (JSON.parse(text) as unknown) : undefined;
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
   if (response.ok) return json as T;
   const { message, errors } = (json ?? {}) as { message?: string; errors?: Record<string, string[]> };
   const error = new ApiError(response.status, message ?? `HTTP ${response.status}`, errors);

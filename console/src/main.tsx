@@ -65,14 +65,11 @@ function App() {
   const [signedIn, setSignedIn] = useState(() => session.token() !== null);
   const [notice, setNotice] = useState<string | null>(null);
   const route = useRoute();
-  useEffect(
-    () =>
-      whenTokenRefused(() => {
-        setNotice('The API refused your token (revoked or expired): it has been forgotten. Sign in again.');
-        setSignedIn(false);
-      }),
-    [],
-  );
+  // Set while rendering, not in an effect: the screens' first requests (their effects run first) may be refused.
+  whenTokenRefused(() => {
+    setNotice('The API refused your token (revoked or expired): it has been forgotten. Sign in again.');
+    setSignedIn(false);
+  });
   if (!signedIn) {
     return (
       <SignIn
