@@ -107,12 +107,12 @@ export class WebhooksController {
   @ApiParam({
     name: 'id',
     description: 'The webhook endpoint.',
-    schema: { type: 'integer', format: 'int32', minimum: 1, example: 3 },
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647, example: 3 },
   })
   @ApiParam({
     name: 'deliveryId',
     description: 'A delivery of this endpoint, as its delivery log lists it.',
-    schema: { type: 'integer', format: 'int64', minimum: 1, example: 981 },
+    schema: { type: 'integer', format: 'int64', minimum: 1, maximum: 999_999_999_999_999_999, example: 981 },
   })
   @ApiOkResponse({ type: WebhookDeliveryResponse, description: 'The delivery after the new attempt.' })
   @ApiErrorResponses(401, 403, 404, 409, 429)
