@@ -112,7 +112,7 @@ export class WebhooksController {
   @ApiParam({
     name: 'deliveryId',
     description: 'A delivery of this endpoint, as its delivery log lists it.',
-    schema: { type: 'integer', format: 'int64', minimum: 1, maximum: 999_999_999_999_999_999, example: 981 },
+    schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, example: 981 },
   })
   @ApiOkResponse({ type: WebhookDeliveryResponse, description: 'The delivery after the new attempt.' })
   @ApiErrorResponses(401, 403, 404, 409, 429)
