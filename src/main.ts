@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
+import { serveAdminConsole } from './common/admin-console';
 import { secureHttp } from './common/http-security';
 import { setupOpenApi } from './common/openapi';
 import { createValidationPipe } from './common/validation';
@@ -44,6 +45,7 @@ async function createApp(
   useHttpMetrics(app);
   app.use(httpLogger);
   secureHttp(app, env.CORS_ORIGINS);
+  serveAdminConsole(app);
   app.use(countQueries);
   app.useBodyParser('json', { limit: BODY_LIMIT });
   app.useGlobalPipes(createValidationPipe());

@@ -61,6 +61,7 @@ describe('the OpenAPI document', () => {
     ['get', '/api/v2/admin/tokens', [200, 400, 401, 403, 429]],
     ['delete', '/api/v2/admin/tokens/{id}', [200, 401, 403, 404, 429]],
     ['get', '/api/v2/admin/audit-events', [200, 400, 401, 403, 429]],
+    ['get', '/api/v2/admin/products', [200, 400, 401, 403, 429]],
     ['post', '/api/v2/admin/products', [201, 400, 401, 403, 429]],
     ['patch', '/api/v2/admin/products/{id}', [200, 400, 401, 403, 404, 429]],
     ['post', '/api/v2/admin/products/{id}/variations', [201, 400, 401, 403, 404, 429]],
@@ -68,6 +69,7 @@ describe('the OpenAPI document', () => {
     ['get', '/api/v2/admin/webhooks', [200, 400, 401, 403, 429]],
     ['delete', '/api/v2/admin/webhooks/{id}', [200, 401, 403, 404, 429]],
     ['get', '/api/v2/admin/webhooks/{id}/deliveries', [200, 400, 401, 403, 404, 429]],
+    ['post', '/api/v2/admin/webhooks/{id}/deliveries/{deliveryId}/retry', [200, 401, 403, 404, 409, 429]],
   ];
 
   it.each(ROUTES)(

@@ -263,6 +263,68 @@ describe('products: the partner catalogue, the admin routes and products:import'
     });
   });
 
+  describe('the admin list GET /api/v2/admin/products', () => {
+    const adminList = (query = '') =>
+      api().get(`/api/v2/admin/products${query}`).set('Authorization', bearer(admin));
+
+    it('lists every product by id, inactive ones too, each with active and its variations', async () => {
+      const retired = await createProduct(unique('Listed-retired'), ['Red']);
+      await api()
+        .patch(`/api/v2/admin/products/${retired.id}`)
+        .set('Authorization', bearer(admin))
+        .send({ active: false })
+        .expect(200);
+      const stored = await service.db.query<{ id: number; active: boolean }>(
+        'SELECT id, active FROM products ORDER BY id',
+      );
+      const listed: ProductView[] = [];
+      for (let page = 1; ; page += 1) {
+        const response = await adminList(`?page=${page}`);
+        expect(response.status).toBe(200);
+        listed.push(...(response.body.data as ProductView[]));
+        if (response.body.links.next === null) break;
+      }
+      expect(listed.map(({ id, active }) => ({ id, active }))).toEqual(stored.rows);
+      expect(listed.find((product) => product.id === retired.id)).toEqual({ ...retired, active: false });
+    });
+
+    it('pages with the simple-pagination envelope and absolute links', async () => {
+      await createProduct(unique('Paged-a'));
+      await createProduct(unique('Paged-b'));
+      await createProduct(unique('Paged-c'));
+      const first = await adminList('?per_page=2');
+      expect(first.status).toBe(200);
+      expect(first.body.data).toHaveLength(2);
+      expect(first.body.links).toEqual({
+        first: `${service.url}/api/v2/admin/products?per_page=2&page=1`,
+        last: null,
+        prev: null,
+        next: `${service.url}/api/v2/admin/products?per_page=2&page=2`,
+      });
+      expect(first.body.meta).toEqual({
+        current_page: 1,
+        from: 1,
+        path: `${service.url}/api/v2/admin/products`,
+        per_page: 2,
+        to: 2,
+      });
+      const second = await adminList('?per_page=2&page=2');
+      expect(second.body.data[0].id).toBeGreaterThan(first.body.data[1].id);
+    });
+
+    it('refuses a page that is not a positive integer with 400 naming it', async () => {
+      await adminList('?page=0').expect(400, {
+        message: 'Bad request.',
+        errors: { page: ['The page must be at least 1.'] },
+      });
+    });
+
+    it('answers a partner token with 403 and no token with 401', async () => {
+      await api().get('/api/v2/admin/products').set('Authorization', bearer(partner)).expect(403, FORBIDDEN);
+      await api().get('/api/v2/admin/products').expect(401, { message: 'Unauthenticated.' });
+    });
+  });
+
   describe('the partner catalogue GET /api/v2/product', () => {
     beforeAll(async () => {
       for (let index = 0; index < 4; index += 1) await createProduct(unique('Catalogue'), [`V${index}`]);

@@ -6,6 +6,7 @@ import { eventually } from './harness/eventually';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
 import { type RunningService, startService } from './harness/service';
 import {
+  FAST_DISPATCH,
   hasValidSignature,
   NO_ANSWER,
   type ReceivedWebhook,
@@ -19,15 +20,6 @@ interface EventBody {
   timestamp: string;
   data: { order_id: number; state: string; [key: string]: unknown };
 }
-
-const FAST_DISPATCH = {
-  WEBHOOK_ALLOW_PRIVATE: 'true',
-  WEBHOOK_POLL_INTERVAL_MS: '20',
-  WEBHOOK_RETRY_BASE_MS: '100',
-  WEBHOOK_TIMEOUT_MS: '1000',
-  RATE_LIMIT_PER_MINUTE: '100000',
-  ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
-};
 
 const parse = (webhook: ReceivedWebhook) => JSON.parse(webhook.body) as EventBody;
 const ofOrder = (received: ReceivedWebhook[], orderId: number) =>

@@ -38,9 +38,11 @@ export function errorResponseFor(
     case 'TOKEN_NOT_FOUND':
     case 'PRODUCT_NOT_FOUND':
     case 'WEBHOOK_NOT_FOUND':
+    case 'DELIVERY_NOT_FOUND':
     case 'ORDER_NOT_FOUND':
       return { status: 404, body: { message } };
     case 'ORDER_CONFLICT':
+    case 'DELIVERY_NOT_RETRYABLE':
     case 'IDEMPOTENCY_KEY_IN_USE':
       return { status: 409, body: { message } };
     case 'IDEMPOTENCY_KEY_REUSED':

@@ -14,3 +14,13 @@ export function idParam(notFound: () => Error): PipeTransform<string, number> {
     },
   };
 }
+
+/** A path id of a bigint row (events, deliveries): 1 to 18 digits, kept as the string PostgreSQL returns. */
+export function bigIdParam(notFound: () => Error): PipeTransform<string, string> {
+  return {
+    transform(value: string): string {
+      if (!/^[1-9]\d{0,17}$/.test(value)) throw notFound();
+      return value;
+    },
+  };
+}

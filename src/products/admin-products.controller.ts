@@ -1,9 +1,12 @@
-import { Body, Controller, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Get, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
 import type { Actor } from '../audit/actor';
 import { CurrentActor, Roles } from '../auth/auth.decorators';
 import { idParam } from '../common/id-param.pipe';
-import { ApiErrorResponses } from '../common/openapi.decorators';
+import { ApiFormats } from '../common/api-formats';
+import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
+import { type Page, PageQuery, pageWindow } from '../common/pagination';
 import { CreateProductDto, CreateVariationDto, UpdateProductDto } from './dto/product.dto';
 import { AdminProductResponse, toAdminProductResponse } from './dto/product.response';
 import { ProductNotFoundError } from './products.errors';
@@ -16,7 +19,25 @@ const productId = () => idParam(() => new ProductNotFoundError());
 @Roles('admin')
 @Controller('api/v2/admin/products')
 export class AdminProductsController {
-  constructor(private readonly products: ProductsService) {}
+  constructor(
+    private readonly products: ProductsService,
+    private readonly formats: ApiFormats,
+  ) {}
+
+  @Get()
+  @ApiOperation({
+    operationId: 'listAdminProducts',
+    summary: 'Lists every product, inactive ones too',
+    description:
+      'Every product by id, with its variations and whether it is active (partners see only active ones).',
+  })
+  @ApiPageResponse(AdminProductResponse)
+  @ApiErrorResponses(400, 401, 403, 429)
+  async list(@Query() query: PageQuery, @Req() request: Request): Promise<Page<AdminProductResponse>> {
+    const { offset, limit } = pageWindow(query);
+    const rows = await this.products.listAll(offset, limit);
+    return this.formats.page(rows.map(toAdminProductResponse), query, request);
+  }
 
   /** Creates a product, with its variations if it has any. */
   @Post()

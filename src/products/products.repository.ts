@@ -43,6 +43,11 @@ export class ProductsRepository {
     });
   }
 
+  /** Every product, inactive ones too, by id: served by products_pkey. */
+  listAll(offset: number, limit: number): Promise<Product[]> {
+    return this.dataSource.manager.find(Product, { order: { id: 'ASC' }, skip: offset, take: limit });
+  }
+
   /** The variations of several products in one statement. */
   variationsOf(
     productIds: number[],

@@ -91,6 +91,11 @@ export class ProductsService {
     return this.withVariations(products);
   }
 
+  /** A page of every product, inactive ones too, with their variations: two statements whatever the page size. */
+  async listAll(offset: number, limit: number): Promise<ProductWithVariations[]> {
+    return this.withVariations(await this.products.listAll(offset, limit));
+  }
+
   /** The product an order names, when it exists and is active, with its variations. */
   async findOrderable(id: number, manager?: EntityManager): Promise<ProductWithVariations | null> {
     const cached = this.orderable.get(id);

@@ -67,7 +67,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   /** Sends one batch; true when the batch was full, so more may be due at once. */
   private async dispatchDue(): Promise<boolean> {
     try {
-      const claimed = await this.webhooks.claimDue(BATCH_SIZE, this.timeoutMs + LEASE_MARGIN_MS);
+      const claimed = await this.webhooks.claimDue(BATCH_SIZE, this.leaseMs);
       await Promise.all(claimed.map((delivery) => this.deliver(delivery)));
       return claimed.length === BATCH_SIZE;
     } catch (error) {
@@ -76,7 +76,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     }
   }
 
-  private async deliver(delivery: ClaimedDelivery): Promise<void> {
+  /** How long a claimed delivery stays with its claimant: an attempt's timeout and a margin. */
+  get leaseMs(): number {
+    return this.timeoutMs + LEASE_MARGIN_MS;
+  }
+
+  /**
+   * Sends one claimed delivery (a due one, or one an admin retries), records the attempt and where the
+   * delivery goes from it: delivered, retried later with backoff, given up, or its endpoint gone.
+   */
+  async deliver(delivery: ClaimedDelivery): Promise<void> {
     const attemptedAt = new Date();
     const webhookId = publicEventId(delivery.event.id);
     const result = await sendWebhook(

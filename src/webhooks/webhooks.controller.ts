@@ -1,10 +1,10 @@
-import { Body, Controller, Delete, Get, Param, Post, Query, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { Actor } from '../audit/actor';
 import { CurrentActor, Roles } from '../auth/auth.decorators';
 import { ApiFormats } from '../common/api-formats';
-import { idParam } from '../common/id-param.pipe';
+import { bigIdParam, idParam } from '../common/id-param.pipe';
 import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
 import { type Page, PageQuery, pageWindow } from '../common/pagination';
 import { CreateWebhookDto, ListWebhooksQuery } from './dto/webhook.dto';
@@ -15,7 +15,7 @@ import {
   WebhookDeliveryResponse,
   WebhookResponse,
 } from './dto/webhook.response';
-import { WebhookNotFoundError } from './webhooks.errors';
+import { DeliveryNotFoundError, WebhookNotFoundError } from './webhooks.errors';
 import { WebhooksService } from './webhooks.service';
 
 const webhookIdParam = () => idParam(() => new WebhookNotFoundError());
@@ -96,5 +96,39 @@ export class WebhooksController {
       query,
       request,
     );
+  }
+
+  @Post(':id/deliveries/:deliveryId/retry')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'retryWebhookDelivery',
+    summary: 'Sends a failed delivery again now',
+    description:
+      'Sends a failed (given-up) delivery again at once, with the same `webhook-id` and a fresh ' +
+      '`webhook-timestamp` and `webhook-signature`, and answers with the delivery, the new attempt last in ' +
+      'its log. If that attempt fails too, the delivery is retried with backoff until its event is 24 hours ' +
+      'old, then given up again. Refused with 409: a delivery that succeeded; one still pending (the ' +
+      'dispatcher retries it on its own and may be sending it this instant); one whose endpoint was deleted ' +
+      "or answered 410 Gone. Another endpoint's delivery is 404.",
+  })
+  @ApiParam({
+    name: 'id',
+    description: 'The webhook endpoint.',
+    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647, example: 3 },
+  })
+  @ApiParam({
+    name: 'deliveryId',
+    description: 'A delivery of this endpoint, as its delivery log lists it.',
+    schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, example: 981 },
+  })
+  @ApiOkResponse({ type: WebhookDeliveryResponse, description: 'The delivery after the new attempt.' })
+  @ApiErrorResponses(401, 403, 404, 409, 429)
+  async retry(
+    @CurrentActor() actor: Actor,
+    @Param('id', webhookIdParam()) id: number,
+    @Param('deliveryId', bigIdParam(() => new DeliveryNotFoundError())) deliveryId: string,
+  ): Promise<WebhookDeliveryResponse> {
+    const { delivery, attempts } = await this.webhooks.retry(actor, id, deliveryId);
+    return toDeliveryResponse(delivery, attempts, this.formats);
   }
 }

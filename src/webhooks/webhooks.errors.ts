@@ -5,3 +5,16 @@ export class WebhookNotFoundError extends DomainError {
     super('WEBHOOK_NOT_FOUND', 'Webhook not found.');
   }
 }
+
+export class DeliveryNotFoundError extends DomainError {
+  constructor() {
+    super('DELIVERY_NOT_FOUND', 'Delivery not found: this endpoint has no delivery with this id.');
+  }
+}
+
+/** A delivery an admin may not send again by hand, and why (CONTRACT §6). */
+export class DeliveryNotRetryableError extends DomainError {
+  constructor(message: string) {
+    super('DELIVERY_NOT_RETRYABLE', message);
+  }
+}

@@ -29,6 +29,36 @@ interface ClaimedRow {
   event_created_at: Date;
 }
 
+/**
+ * Moves the deliveries of the `due` CTE (the statement defines it) into a dispatcher's hands: pending, leased
+ * for $2 ms, one more attempt; and returns what sending them takes.
+ */
+const CLAIM = `UPDATE webhook_deliveries d
+       SET status = 'pending',
+           next_attempt_at = now() + make_interval(secs => $2::double precision / 1000),
+           attempt_count = d.attempt_count + 1
+       FROM due, events e, webhook_endpoints w
+       WHERE d.id = due.id AND e.id = d.event_id AND w.id = d.endpoint_id
+       RETURNING d.id, d.attempt_count, d.created_at, w.id AS endpoint_id, w.url, w.secret,
+                 e.id AS event_id, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at`;
+
+function toClaimedDelivery(row: ClaimedRow): ClaimedDelivery {
+  return {
+    id: row.id,
+    attemptCount: row.attempt_count,
+    createdAt: row.created_at,
+    endpointId: row.endpoint_id,
+    url: row.url,
+    secret: row.secret,
+    event: {
+      id: row.event_id,
+      type: row.event_type,
+      data: row.event_data,
+      createdAt: row.event_created_at,
+    },
+  };
+}
+
 /** How a claimed delivery ends this attempt. */
 export type DeliveryOutcome =
   | { kind: 'succeeded' }
@@ -118,29 +148,48 @@ export class WebhooksRepository {
          LIMIT $1
          FOR UPDATE SKIP LOCKED
        )
-       UPDATE webhook_deliveries d
-       SET next_attempt_at = now() + make_interval(secs => $2::double precision / 1000),
-           attempt_count = d.attempt_count + 1
-       FROM due, events e, webhook_endpoints w
-       WHERE d.id = due.id AND e.id = d.event_id AND w.id = d.endpoint_id
-       RETURNING d.id, d.attempt_count, d.created_at, w.id AS endpoint_id, w.url, w.secret,
-                 e.id AS event_id, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at`,
+       ${CLAIM}`,
       [limit, leaseMs],
     );
-    return rows.map((row) => ({
-      id: row.id,
-      attemptCount: row.attempt_count,
-      createdAt: row.created_at,
-      endpointId: row.endpoint_id,
-      url: row.url,
-      secret: row.secret,
-      event: {
-        id: row.event_id,
-        type: row.event_type,
-        data: row.event_data,
-        createdAt: row.event_created_at,
-      },
-    }));
+    return rows.map(toClaimedDelivery);
+  }
+
+  /**
+   * Claims one delivery an admin retries, in the caller's transaction (which has locked it): it is pending
+   * again, leased like a due one so no dispatcher sends it at the same time, and counts one more attempt.
+   */
+  async claimForRetry(manager: EntityManager, id: string, leaseMs: number): Promise<ClaimedDelivery> {
+    const [rows]: [ClaimedRow[], number] = await manager.query(
+      `WITH due AS (SELECT $1::bigint AS id)
+       ${CLAIM}`,
+      [id, leaseMs],
+    );
+    return toClaimedDelivery(rows[0]);
+  }
+
+  /** One delivery of one endpoint, locked for the caller's transaction. */
+  findDeliveryForUpdate(
+    manager: EntityManager,
+    endpointId: number,
+    id: string,
+  ): Promise<WebhookDelivery | null> {
+    return manager.findOne(WebhookDelivery, {
+      where: { id, endpointId },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
+  /** One delivery of an endpoint with its event's type, as the log shows it. */
+  async findDelivery(
+    endpointId: number,
+    id: string,
+  ): Promise<(WebhookDelivery & { eventType: OrderEvent['type'] }) | null> {
+    const row = await this.dataSource.manager
+      .createQueryBuilder(WebhookDelivery, 'd')
+      .innerJoinAndSelect('d.event', 'e')
+      .where('d.id = :id AND d.endpoint_id = :endpointId', { id, endpointId })
+      .getOne();
+    return row && Object.assign(row, { eventType: row.event!.type });
   }
 
   /** Records one attempt and where the delivery goes from it, in one transaction. */

@@ -10,10 +10,11 @@ import type { Environment } from '../config/environment';
 import { UnitOfWork } from '../database/unit-of-work';
 import type { EventType } from '../events/event-types';
 import type { WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
+import { WebhookDispatcher } from './webhook-dispatcher';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { generateWebhookSecret, isValidWebhookSecret } from './webhook-secret';
 import { webhookHostError, webhookUrlFormError } from './webhook-url';
-import { WebhookNotFoundError } from './webhooks.errors';
+import { DeliveryNotFoundError, DeliveryNotRetryableError, WebhookNotFoundError } from './webhooks.errors';
 import { WebhooksRepository } from './webhooks.repository';
 
 export interface NewWebhook {
@@ -38,6 +39,7 @@ export class WebhooksService {
     private readonly companies: CompaniesRepository,
     private readonly audit: AuditService,
     private readonly sealer: SecretSealer,
+    private readonly dispatcher: WebhookDispatcher,
     config: ConfigService<Environment, true>,
   ) {
     this.allowPrivate = config.get('WEBHOOK_ALLOW_PRIVATE', { infer: true });
@@ -105,5 +107,48 @@ export class WebhooksService {
       (row) => row.deliveryId,
     );
     return deliveries.map((delivery) => ({ delivery, attempts: attempts.get(delivery.id) ?? [] }));
+  }
+
+  /**
+   * Sends a failed (given-up) delivery again now, with the same webhook-id and a fresh timestamp and
+   * signature, and returns it with the new attempt in its log. It counts as a pending delivery's next try:
+   * on failure it is retried with backoff until its event is 24 hours old, then given up again. A delivery
+   * still pending is the dispatcher's (it may be on its way this instant), so it is refused, as is one that
+   * succeeded or whose endpoint no longer receives.
+   */
+  async retry(actor: Actor, endpointId: number, deliveryId: string): Promise<DeliveryWithAttempts> {
+    const claimed = await this.unitOfWork.transaction(async (manager) => {
+      const endpoint = await this.webhooks.findEndpoint(endpointId, manager);
+      if (!endpoint) throw new WebhookNotFoundError();
+      const delivery = await this.webhooks.findDeliveryForUpdate(manager, endpointId, deliveryId);
+      if (!delivery) throw new DeliveryNotFoundError();
+      const refusal = retryRefusal(delivery, endpoint);
+      if (refusal) throw new DeliveryNotRetryableError(refusal);
+      await this.audit.record(manager, actor, {
+        action: 'webhook.delivery_retried',
+        targetType: 'webhook',
+        targetId: endpointId,
+        companyId: endpoint.companyId,
+        changedFields: ['deliveries'],
+      });
+      return this.webhooks.claimForRetry(manager, deliveryId, this.dispatcher.leaseMs);
+    });
+    await this.dispatcher.deliver(claimed);
+    const delivery = (await this.webhooks.findDelivery(endpointId, deliveryId))!;
+    return { delivery, attempts: await this.webhooks.attemptsOf([deliveryId]) };
+  }
+}
+
+/** Why a delivery may not be sent again by hand, or null when it may. */
+function retryRefusal(delivery: WebhookDelivery, endpoint: WebhookEndpoint): string | null {
+  switch (delivery.status) {
+    case 'succeeded':
+      return 'This delivery has already succeeded: it is not sent again.';
+    case 'pending':
+      return 'This delivery is still being retried automatically: retry it by hand once it has failed.';
+    default:
+      return endpoint.active
+        ? null
+        : 'This endpoint no longer receives deliveries (deleted, or it answered 410 Gone): register it again.';
   }
 }

@@ -23,6 +23,16 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
+/** Service settings for webhook specs: private receivers allowed, fast polls and retries, no rate limits. */
+export const FAST_DISPATCH = {
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+  WEBHOOK_POLL_INTERVAL_MS: '20',
+  WEBHOOK_RETRY_BASE_MS: '100',
+  WEBHOOK_TIMEOUT_MS: '1000',
+  RATE_LIMIT_PER_MINUTE: '100000',
+  ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
+};
+
 /** What `answer` returns to leave a request unanswered (until the receiver closes): a receiver that hangs. */
 export const NO_ANSWER = 0;
 

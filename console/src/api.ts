@@ -1,0 +1,157 @@
+/** The admin API as the console calls it (CONTRACT §6): the token comes from sessionStorage, never elsewhere. */
+
+const TOKEN_KEY = 'restaurant-orders.admin-token';
+
+export const session = {
+  token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  signIn: (token: string): void => sessionStorage.setItem(TOKEN_KEY, token),
+  forget: (): void => sessionStorage.removeItem(TOKEN_KEY),
+};
+
+/** An answer other than 2xx: the API's own message, and each field's messages when it named fields. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly fields: Record<string, string[] | string> = {},
+  ) {
+    super(message);
+  }
+
+  /** The message and every field message, as the API wrote them. */
+  get details(): string[] {
+    return Object.entries(this.fields).flatMap(([field, messages]) =>
+      (Array.isArray(messages) ? messages : [messages]).map((message) => `${field}: ${message}`),
+    );
+  }
+}
+
+/** Called when the API refuses the token (401): it has been forgotten, and the console signs out. */
+let onRefused: (error: ApiError) => void = () => undefined;
+export function whenTokenRefused(handler: (error: ApiError) => void): void {
+  onRefused = handler;
+}
+
+export async function call<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  token = session.token(),
+): Promise<T> {
+  let response: Response;
+  try {
+    response = await fetch(`/api/v2/admin${path}`, {
+      method,
+      headers: {
+        Accept: 'application/json',
+        Authorization: `Bearer ${token ?? ''}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
+  } catch {
+    throw new ApiError(0, 'The service cannot be reached: check the connection and try again.');
+  }
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  if (response.ok) return json as T;
+  const { message, errors } = (json ?? {}) as { message?: string; errors?: Record<string, string[]> };
+  const error = new ApiError(response.status, message ?? `HTTP ${response.status}`, errors);
+  if (response.status === 401 && token === session.token()) {
+    session.forget();
+    onRefused(error);
+  }
+  throw error;
+}
+
+export interface Page<T> {
+  data: T[];
+  links: { first: string; last: null; prev: string | null; next: string | null };
+  meta: { current_page: number; from: number | null; to: number | null; per_page: number };
+}
+
+export interface Company {
+  id: number;
+  name: string;
+  site: string;
+  created_at: string;
+}
+
+export interface Token {
+  id: number;
+  prefix: string;
+  role: 'partner' | 'admin' | 'logistics';
+  user_name: string;
+  company_id: number | null;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface IssuedToken extends Token {
+  token: string;
+}
+
+export interface Product {
+  id: number;
+  name: string;
+  active: boolean;
+  variations: { id: number; name: string }[];
+}
+
+export interface Webhook {
+  id: number;
+  company_id: number;
+  url: string;
+  active: boolean;
+  disabled_reason: string | null;
+  created_at: string;
+  deleted_at: string | null;
+}
+
+export interface CreatedWebhook extends Webhook {
+  secret: string;
+}
+
+export interface Delivery {
+  id: string;
+  event_id: string;
+  event_type: string;
+  status: 'pending' | 'succeeded' | 'failed' | 'cancelled';
+  attempt_count: number;
+  next_attempt_at: string | null;
+  created_at: string;
+  delivered_at: string | null;
+  attempts: { attempted_at: string; status_code: number | null; duration_ms: number; error: string | null }[];
+}
+
+export interface AuditEvent {
+  id: number;
+  occurred_at: string;
+  token_id: number | null;
+  user_name: string;
+  company_id: number | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  request_id: string | null;
+  changed_fields: string[];
+}
+
+/** A query string from the values that are set. */
+export function query(values: Record<string, string | number | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(values)) {
+    if (value !== undefined && value !== '') params.set(name, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}

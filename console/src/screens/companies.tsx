@@ -1,0 +1,75 @@
+import { useState } from 'preact/hooks';
+import { call, type Company, type Page, query } from '../api';
+import { ActionForm, Field, PagedTable, usePaged, when } from '../ui';
+
+export function Companies() {
+  const paged = usePaged((page) => call<Page<Company>>('GET', `/companies${query({ page })}`), 'companies');
+  const [name, setName] = useState('');
+  const [site, setSite] = useState('');
+  const [created, setCreated] = useState<Company | null>(null);
+  return (
+    <main>
+      <h1>Companies</h1>
+      <ActionForm
+        label="Create a company"
+        submit="Create company"
+        action={async () => {
+          setCreated(await call<Company>('POST', '/companies', { name, site }));
+          setName('');
+          setSite('');
+          paged.reload();
+        }}
+      >
+        <h2>Create a company</h2>
+        <div class="row">
+          <Field label="Name" value={name} onInput={setName} required />
+          <Field
+            label="Site"
+            value={site}
+            onInput={setSite}
+            required
+            hint="Market code, e.g. SK, CZ, PL, HU, AT."
+          />
+        </div>
+      </ActionForm>
+      {created && (
+        <p role="status" class="success">
+          Created company {created.id}, {created.name} ({created.site}).
+        </p>
+      )}
+      <PagedTable
+        label="Companies"
+        paged={paged}
+        empty="No companies yet: create the first one above."
+        head={
+          <tr>
+            <th scope="col">Id</th>
+            <th scope="col">Name</th>
+            <th scope="col">Site</th>
+            <th scope="col">Created</th>
+            <th scope="col">Manage</th>
+          </tr>
+        }
+        row={(company) => (
+          <tr key={company.id}>
+            <td>{company.id}</td>
+            <td>{company.name}</td>
+            <td>{company.site}</td>
+            <td>{when(company.created_at)}</td>
+            <td class="links">
+              <a href={`#/companies/${company.id}/tokens`} aria-label={`Tokens of ${company.name}`}>
+                Tokens
+              </a>
+              <a href={`#/companies/${company.id}/webhooks`} aria-label={`Webhooks of ${company.name}`}>
+                Webhooks
+              </a>
+              <a href={`#/audit?company_id=${company.id}`} aria-label={`Audit trail of ${company.name}`}>
+                Audit trail
+              </a>
+            </td>
+          </tr>
+        )}
+      />
+    </main>
+  );
+}

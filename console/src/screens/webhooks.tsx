@@ -1,0 +1,193 @@
+import { useState } from 'preact/hooks';
+import { call, type CreatedWebhook, type Delivery, type Page, query, type Webhook } from '../api';
+import {
+  ActionForm,
+  ConfirmButton,
+  ErrorMessage,
+  Field,
+  PagedTable,
+  SecretOnce,
+  usePaged,
+  when,
+} from '../ui';
+
+/** A company's webhook endpoints: register (secret shown once), delete, and each one's delivery log. */
+export function Webhooks({ companyId }: { companyId: number }) {
+  const paged = usePaged(
+    (page) => call<Page<Webhook>>('GET', `/webhooks${query({ company_id: companyId, page })}`),
+    `webhooks-${companyId}`,
+  );
+  const [url, setUrl] = useState('');
+  const [created, setCreated] = useState<CreatedWebhook | null>(null);
+  const [logOf, setLogOf] = useState<Webhook | null>(null);
+  return (
+    <main>
+      <p>
+        <a href="#/companies">← Companies</a>
+      </p>
+      <h1>Webhooks of company {companyId}</h1>
+      {created ? (
+        <SecretOnce
+          title={`Signing secret of endpoint ${created.id}`}
+          secret={created.secret}
+          onDone={() => setCreated(null)}
+        />
+      ) : (
+        <ActionForm
+          label="Register an endpoint"
+          submit="Register endpoint"
+          action={async () => {
+            setCreated(await call<CreatedWebhook>('POST', '/webhooks', { company_id: companyId, url }));
+            setUrl('');
+            paged.reload();
+          }}
+        >
+          <h2>Register an endpoint</h2>
+          <Field
+            label="Endpoint URL"
+            value={url}
+            onInput={setUrl}
+            required
+            hint="Where the company's order events are POSTed, signed (Standard Webhooks)."
+          />
+        </ActionForm>
+      )}
+      <PagedTable
+        label="Endpoints"
+        paged={paged}
+        empty="This company has no webhook endpoints."
+        head={
+          <tr>
+            <th scope="col">Id</th>
+            <th scope="col">URL</th>
+            <th scope="col">Status</th>
+            <th scope="col">Created</th>
+            <th scope="col">Action</th>
+          </tr>
+        }
+        row={(endpoint) => (
+          <tr key={endpoint.id}>
+            <td>{endpoint.id}</td>
+            <td class="url">{endpoint.url}</td>
+            <td>
+              {endpoint.active
+                ? 'Active'
+                : `Stopped${endpoint.disabled_reason ? `: ${endpoint.disabled_reason}` : ''}`}
+            </td>
+            <td>{when(endpoint.created_at)}</td>
+            <td class="links">
+              <button
+                type="button"
+                aria-label={`Delivery log of endpoint ${endpoint.id}`}
+                onClick={() => setLogOf(endpoint)}
+              >
+                Delivery log
+              </button>
+              <ConfirmButton
+                label={`Delete endpoint ${endpoint.id}`}
+                question={`Delete endpoint ${endpoint.id}? Nothing more is sent to it; waiting deliveries are cancelled.`}
+                confirm="Yes, delete"
+                action={async () => {
+                  await call('DELETE', `/webhooks/${endpoint.id}`);
+                  if (logOf?.id === endpoint.id) setLogOf(null);
+                  paged.reload();
+                }}
+              />
+            </td>
+          </tr>
+        )}
+      />
+      {logOf && <DeliveryLog key={logOf.id} endpoint={logOf} />}
+    </main>
+  );
+}
+
+function DeliveryLog({ endpoint }: { endpoint: Webhook }) {
+  const paged = usePaged(
+    (page) => call<Page<Delivery>>('GET', `/webhooks/${endpoint.id}/deliveries${query({ page })}`),
+    `deliveries-${endpoint.id}`,
+  );
+  return (
+    <section aria-labelledby="delivery-log">
+      <h2 id="delivery-log">Delivery log of endpoint {endpoint.id}</h2>
+      <p class="hint">
+        Newest first. A failed delivery was given up after 24 hours of retries (or the endpoint answered 410);
+        Retry sends it again now with the same webhook-id and a fresh signature.
+      </p>
+      <button type="button" onClick={paged.reload}>
+        Refresh the log
+      </button>
+      <PagedTable
+        label="Deliveries"
+        paged={paged}
+        empty="Nothing has been sent to this endpoint yet."
+        head={
+          <tr>
+            <th scope="col">Delivery</th>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts (time, answer, duration, error)</th>
+            <th scope="col">Action</th>
+          </tr>
+        }
+        row={(delivery) => (
+          <DeliveryRow
+            key={delivery.id}
+            endpointId={endpoint.id}
+            delivery={delivery}
+            changed={paged.reload}
+          />
+        )}
+      />
+    </section>
+  );
+}
+
+function DeliveryRow(props: { endpointId: number; delivery: Delivery; changed: () => void }) {
+  const { delivery } = props;
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <tr>
+      <td>{delivery.id}</td>
+      <td>
+        <code>{delivery.event_id}</code> {delivery.event_type}
+        <br />
+        <small>created {when(delivery.created_at)}</small>
+      </td>
+      <td>
+        <span class={`status status-${delivery.status}`}>{delivery.status}</span>
+        {delivery.next_attempt_at && <small> next try {when(delivery.next_attempt_at)}</small>}
+      </td>
+      <td>
+        <ol class="attempts">
+          {delivery.attempts.map((attempt, index) => (
+            <li key={index}>
+              {when(attempt.attempted_at)} · {attempt.status_code ?? 'no answer'} · {attempt.duration_ms} ms
+              {attempt.error && ` · ${attempt.error}`}
+            </li>
+          ))}
+        </ol>
+      </td>
+      <td>
+        {delivery.status !== 'succeeded' && (
+          <button
+            type="button"
+            disabled={busy}
+            aria-label={`Retry delivery ${delivery.id}`}
+            onClick={() => {
+              setBusy(true);
+              setError(null);
+              call('POST', `/webhooks/${props.endpointId}/deliveries/${delivery.id}/retry`)
+                .then(props.changed, setError)
+                .finally(() => setBusy(false));
+            }}
+          >
+            {busy ? 'Sending…' : 'Retry'}
+          </button>
+        )}
+        <ErrorMessage error={error} />
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,283 @@
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import request from 'supertest';
+import { issueAdminToken } from './harness/cli';
+import { eventually } from './harness/eventually';
+import { Fixtures, orderBody } from './harness/factories';
+import { type RunningService, startService } from './harness/service';
+import {
+  FAST_DISPATCH,
+  hasValidSignature,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from './harness/webhook-receiver';
+
+/** Debian's Chromium (`.ci/run` installs it when missing); CHROMIUM_PATH points elsewhere. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Where each screen's screenshot goes: a temporary folder, or CONSOLE_SCREENSHOTS (docs/console for the README). */
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ?? join(tmpdir(), 'console-screenshots');
+const TOKEN_KEY = 'restaurant-orders.admin-token';
+
+// Each step drives a real browser: allow for a busy machine.
+jest.setTimeout(120_000);
+
+/**
+ * The admin console (/console) in a real browser against the compiled service on a real PostgreSQL: every
+ * screen used as an administrator would, with the keyboard where it matters, checked with axe.
+ */
+describe('the admin console in a browser (CONTRACT §6)', () => {
+  let service: RunningService;
+  let receiver: WebhookReceiver;
+  let browser: Browser;
+  let page: Page;
+  let admin: string;
+  let receiverFails = false;
+  let companyId: number;
+  const cspViolations: string[] = [];
+
+  const api = () => request(service.url);
+  const as = (token: string) => ({ Authorization: `Bearer ${token}` });
+  const shot = (name: string) =>
+    page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, animations: 'disabled' });
+  const text = (selector: string) => page.locator(selector).innerText();
+  /** Runs `expression` in the page (a string: this project's types have no DOM). */
+  const inPage = <T>(expression: string) => page.evaluate<T>(expression);
+  const storedToken = () => inPage<string | null>(`sessionStorage.getItem('${TOKEN_KEY}')`);
+
+  async function expectAccessible(screen: string): Promise<void> {
+    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
+    const serious = result.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map(
+        (violation) => `${screen}: ${violation.id} (${violation.nodes.map((node) => node.target).join(' ')})`,
+      );
+    expect(serious).toEqual([]);
+  }
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    receiver = await startWebhookReceiver(() => (receiverFails ? 503 : 200));
+    service = await startService({ env: FAST_DISPATCH });
+    admin = await issueAdminToken(service.databaseUrl!);
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.url });
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    await receiver?.close();
+  });
+
+  it('is served under a strict CSP, and refuses a wrong token, telling so and keeping nothing', async () => {
+    const response = await page.goto(`${service.url}/console/`);
+    expect(response?.headers()['content-security-policy']).toBe(
+      "default-src 'none';script-src 'self';style-src 'self';img-src 'self';connect-src 'self';" +
+        "base-uri 'none';form-action 'self';frame-ancestors 'none'",
+    );
+    await page.getByRole('heading', { name: 'Admin console' }).waitFor();
+    expect(await page.getByText('Loading the console').count()).toBe(0);
+    await page.keyboard.press('Tab');
+    expect(await inPage<string>('document.activeElement.id')).toBe(
+      await page.getByLabel('Admin token').getAttribute('id'),
+    );
+    await page.keyboard.type('roa_not-a-real-token');
+    await page.keyboard.press('Enter');
+    await page.getByText('This token was refused: it is wrong, revoked or expired.').waitFor();
+    expect(await storedToken()).toBeNull();
+    await expectAccessible('sign-in');
+    await shot('sign-in');
+  });
+
+  it('signs in with an admin token, kept in sessionStorage only, and creates a company', async () => {
+    await page.getByLabel('Admin token').fill(admin);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Companies' }).waitFor();
+    expect(await storedToken()).toBe(admin);
+    expect(await inPage<string>('document.cookie')).toBe('');
+    expect(page.url()).not.toContain(admin);
+    await page.getByText('No companies yet: create the first one above.').waitFor();
+
+    await page.getByLabel('Name').fill('Bistro Console');
+    await page.getByLabel('Site').fill('sk');
+    await page.getByRole('button', { name: 'Create company' }).click();
+    await page.getByRole('cell', { name: 'Bistro Console', exact: true }).waitFor();
+    const stored = await service.db.query(`SELECT id, site FROM companies WHERE name = 'Bistro Console'`);
+    expect(stored.rows[0].site).toBe('SK');
+    companyId = stored.rows[0].id as number;
+
+    await page.getByLabel('Site').fill('Slovakia');
+    await page.getByLabel('Name').fill('Bad Site');
+    await page.getByRole('button', { name: 'Create company' }).click();
+    await page.getByText('site: The site must be a two-letter market code such as SK.').waitFor();
+    await expectAccessible('companies');
+    await shot('companies');
+  });
+
+  it('issues a partner token shown once with a copy button, which works on the partner API until revoked', async () => {
+    await page.getByRole('link', { name: 'Tokens of Bistro Console' }).click();
+    await page.getByRole('heading', { name: `Tokens of company ${companyId}` }).waitFor();
+    await page.getByText('This company has no tokens yet.').waitFor();
+    await page.getByLabel('User name').fill('anna');
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    await page.getByText('it is shown this once and cannot be shown again').waitFor();
+    const secret = await text('.secret-value');
+    expect(secret).toMatch(/^roa_/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    expect(await inPage<string>('navigator.clipboard.readText()')).toBe(secret);
+    await expectAccessible('token-issued');
+    await shot('token-issued');
+
+    await api().get('/api/v2/product').set(as(secret)).expect(200);
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    expect(await page.locator('.secret-value').count()).toBe(0);
+    await page.getByRole('cell', { name: 'anna', exact: true }).waitFor();
+
+    const tokenId = (await service.db.query(`SELECT id FROM api_tokens WHERE user_name = 'anna'`)).rows[0]
+      .id as number;
+    await page.getByRole('button', { name: `Revoke token ${tokenId}` }).click();
+    await page.getByText(`Revoke token ${tokenId} of anna? It stops working at once.`).waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await api().get('/api/v2/product').set(as(secret)).expect(200);
+    await page.getByRole('button', { name: `Revoke token ${tokenId}` }).click();
+    await page.getByRole('button', { name: 'Yes, revoke' }).click();
+    await page.getByRole('cell', { name: 'Revoked', exact: true }).waitFor();
+    await api().get('/api/v2/product').set(as(secret)).expect(401, { message: 'Unauthenticated.' });
+    await expectAccessible('tokens');
+    await shot('tokens');
+  });
+
+  it('lists products with inactive ones, creates, renames, adds a variation, deactivates and reactivates', async () => {
+    await page.getByRole('link', { name: 'Products' }).click();
+    await page.getByText('No products yet: create the first one above.').waitFor();
+    await page.getByLabel('Product name').fill('POS terminal');
+    await page.getByLabel('Variations (optional)').fill('Black, White');
+    await page.getByRole('button', { name: 'Create product' }).click();
+    await page.getByRole('cell', { name: 'Black, White', exact: true }).waitFor();
+
+    await page.getByRole('button', { name: 'Rename POS terminal' }).click();
+    await page.getByLabel('New name').fill('POS terminal S2');
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByRole('cell', { name: 'POS terminal S2', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Add a variation to POS terminal S2' }).click();
+    await page.getByLabel('Variation name').fill('Red');
+    await page.getByRole('button', { name: 'Add variation' }).click();
+    await page.getByRole('cell', { name: 'Black, White, Red', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Deactivate POS terminal S2' }).click();
+    await page.getByRole('cell', { name: 'Inactive', exact: true }).waitFor();
+    const stored = await service.db.query(`SELECT id, active FROM products WHERE name = 'POS terminal S2'`);
+    expect(stored.rows[0].active).toBe(false);
+    await expectAccessible('products');
+    await shot('products');
+    await page.getByRole('button', { name: 'Reactivate POS terminal S2' }).click();
+    await page.getByRole('cell', { name: 'Active', exact: true }).waitFor();
+    expect(
+      (await service.db.query('SELECT active FROM products WHERE id = $1', [stored.rows[0].id])).rows[0]
+        .active,
+    ).toBe(true);
+  });
+
+  it('registers a webhook with its secret shown once, shows deliveries, and retries a failed one', async () => {
+    const fixtures = new Fixtures(service.url, admin);
+    const partner = await fixtures.partnerOf(companyId);
+    const variation = (
+      await service.db.query(`SELECT product_id, id FROM product_variations ORDER BY id LIMIT 1`)
+    ).rows[0] as { product_id: number; id: number };
+    const order = () => orderBody(variation.product_id, { product_variation_id: variation.id });
+    await page.getByRole('link', { name: 'Companies' }).click();
+    await page.getByRole('link', { name: 'Webhooks of Bistro Console' }).click();
+    await page.getByText('This company has no webhook endpoints.').waitFor();
+    await page.getByLabel('Endpoint URL').fill(`${receiver.url}/orders`);
+    await page.getByRole('button', { name: 'Register endpoint' }).click();
+    const secret = await text('.secret-value');
+    expect(secret).toMatch(/^whsec_/);
+    await expectAccessible('webhook-registered');
+    await shot('webhook-registered');
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    const endpointId = (await service.db.query(`SELECT id FROM webhook_endpoints`)).rows[0].id as number;
+
+    await api().post('/api/v2/order').set(as(partner.token)).send(order()).expect(201);
+    await receiver.waitFor((received) => received.length === 1);
+    await page.getByRole('button', { name: `Delivery log of endpoint ${endpointId}` }).click();
+    await page.locator('.status-succeeded').waitFor();
+
+    receiverFails = true;
+    await api().post('/api/v2/order').set(as(partner.token)).send(order()).expect(201);
+    await receiver.waitFor((received) => received.length === 2);
+    // The dispatcher retries for 24 hours; make the event that old, so its next failure is the last.
+    await service.db.query(
+      `UPDATE webhook_deliveries SET created_at = now() - interval '25 hours' WHERE status = 'pending'`,
+    );
+    await eventually(
+      async () =>
+        (await service.db.query(`SELECT 1 FROM webhook_deliveries WHERE status = 'failed'`)).rowCount === 1,
+      () => 'The delivery was not given up',
+    );
+    await page.getByRole('button', { name: 'Refresh the log' }).click();
+    await page.locator('.status-failed').waitFor();
+    await page.getByText('503 · ', { exact: false }).first().waitFor();
+    const failedId = (await service.db.query(`SELECT id FROM webhook_deliveries WHERE status = 'failed'`))
+      .rows[0].id as string;
+    const failedWebhookId = receiver.received[1].headers['webhook-id'];
+
+    receiverFails = false;
+    await page.getByRole('button', { name: `Retry delivery ${failedId}` }).click();
+    await eventually(
+      async () => (await page.locator('.status-failed').count()) === 0,
+      () => 'The retried delivery is still shown failed',
+    );
+    expect(await page.locator('.status-succeeded').count()).toBe(2);
+    const retried = receiver.received.at(-1)!;
+    expect(retried.headers['webhook-id']).toBe(failedWebhookId);
+    expect(hasValidSignature(retried, secret)).toBe(true);
+    await expectAccessible('webhooks');
+    await shot('webhooks');
+  });
+
+  it('reads the audit trail, newest first, filtered by company and by token', async () => {
+    await page.getByRole('link', { name: 'Audit trail' }).click();
+    await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
+    await page.getByLabel('Company id').fill(String(companyId));
+    await page.getByRole('button', { name: 'Apply filter' }).click();
+    await page.getByRole('cell', { name: 'webhook.delivery_retried', exact: true }).waitFor();
+    const actions = await page.locator('tbody tr td:nth-child(4)').allInnerTexts();
+    expect(actions[0]).toBe('webhook.delivery_retried');
+    expect(actions).toEqual(
+      expect.arrayContaining(['company.created', 'token.issued', 'token.revoked', 'webhook.created']),
+    );
+    expect(actions).not.toContain('product.created');
+    expect(page.url()).toContain(`#/audit?company_id=${companyId}`);
+    await expectAccessible('audit');
+    await shot('audit');
+
+    await page.getByLabel('Company id').fill('');
+    await page.getByLabel('Token id').fill('999999');
+    await page.getByRole('button', { name: 'Apply filter' }).click();
+    await page.getByText('No changes recorded for this filter.').waitFor();
+  });
+
+  it('fits a 390 px wide screen, and forgets a token revoked meanwhile, saying so', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('link', { name: 'Companies' }).click();
+    await page.getByRole('cell', { name: 'Bistro Console', exact: true }).waitFor();
+    expect(await inPage<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await shot('companies-390px');
+
+    const adminId = (await service.db.query(`SELECT id FROM api_tokens WHERE user_name = 'spec-admin'`))
+      .rows[0].id as number;
+    await api().delete(`/api/v2/admin/tokens/${adminId}`).set(as(admin)).expect(200);
+    await page.getByRole('link', { name: 'Products' }).click();
+    await page.getByText('The API refused your token (revoked or expired): it has been forgotten.').waitFor();
+    expect(await storedToken()).toBeNull();
+    expect(cspViolations).toEqual([]);
+  });
+});
