@@ -5,6 +5,7 @@ import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { secureHttp } from './common/http-security';
 import { setupOpenApi } from './common/openapi';
+import { requestBody } from './common/request-body';
 import { createValidationPipe } from './common/validation';
 import { type Environment, InvalidEnvironmentError, validateEnvironment } from './config/environment';
 import { countQueries } from './database/query-counter';
@@ -40,7 +41,7 @@ async function createApp(
   app.use(httpLogger);
   secureHttp(app, env.CORS_ORIGINS);
   app.use(countQueries);
-  app.useBodyParser('json', { limit: BODY_LIMIT });
+  app.use(requestBody({ limit: BODY_LIMIT, timeoutMs: env.REQUEST_BODY_TIMEOUT_MS }));
   app.useGlobalPipes(createValidationPipe());
   setupOpenApi(app, env.PUBLIC_BASE_URL);
   return app;

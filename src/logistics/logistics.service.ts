@@ -24,6 +24,7 @@ import type {
   TrackingDto,
 } from './dto/logistics.dto';
 import { LogisticsRepository } from './logistics.repository';
+import { characterCount } from '../common/characters';
 import { isStorableText } from '../common/required-text.validator';
 
 /** What one logistics write did, for the order row and the audit trail. */
@@ -85,7 +86,7 @@ export class LogisticsService {
     input: TrackingDto,
     expectedVersion?: number,
   ): Promise<{ created: boolean; order: OrderWithChildren }> {
-    if (trackingNumber.length > 255)
+    if (characterCount(trackingNumber) > 255)
       throw fieldError('tracking_number', 'The tracking number may not be greater than 255 characters.');
     if (!isStorableText(trackingNumber))
       throw fieldError(

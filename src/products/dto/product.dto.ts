@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsOptional, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsOptional, ValidateIf, ValidateNested } from 'class-validator';
 import { RequiredText } from '../../common/required-text.validator';
 import { toBoolean } from '../../common/transforms';
 import { Transform } from 'class-transformer';
@@ -23,14 +23,17 @@ export class CreateProductDto {
   variations?: CreateVariationDto[];
 }
 
+/** Absent means "leave it": null is a value, and refused by the field's rules (the columns are NOT NULL). */
+const unlessAbsent = () => ValidateIf((_object: unknown, value: unknown) => value !== undefined);
+
 export class UpdateProductDto {
   /** A new name. */
-  @IsOptional()
+  @unlessAbsent()
   @RequiredText()
   name?: string;
 
   /** false hides the product from partners and refuses new orders for it; existing orders keep it. */
-  @IsOptional()
+  @unlessAbsent()
   @Transform(toBoolean)
   @IsBoolean({ message: 'The active must be true or false.' })
   active?: boolean;
