@@ -21,8 +21,8 @@ const KEEPALIVE_DELAY_MS = 10_000;
 /**
  * Every wait on the database is bounded (CONTRACT §2), each bound from the statement timeout T: a statement
  * runs at most T (PostgreSQL cancels it); an answer that does not come within T + 2 s means a stalled link
- * (the driver gives up; a link that drops packets never answers and never refuses); a new connection is made
- * within T; and a request waits at most T for a pooled connection. While the database is healthy a
+ * (the driver gives up; a link that drops packets never answers and never refuses); a new connection is made,
+ * or a pooled one handed over, within T + 2 s too. While the database is healthy a
  * connection frees up in milliseconds, so a burst of requests queues for one instead of failing; once it is
  * gone, requests fail with 503 within those bounds.
  */
@@ -43,7 +43,7 @@ export function dataSourceOptions({
     applicationName: 'restaurant-orders-api',
     logger: new QueryCountingLogger(),
     extra: {
-      connectionTimeoutMillis: statementTimeoutMs,
+      connectionTimeoutMillis: statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
       statement_timeout: statementTimeoutMs,
       idle_in_transaction_session_timeout: statementTimeoutMs,
       query_timeout: statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
