@@ -22,12 +22,16 @@ export interface OrderJsonRow<Body extends OrderBaseResponse = OrderBaseResponse
   company_id: number;
 }
 
+/** SQL expression: a timestamptz as the API writes datetimes, YYYY-MM-DDTHH:MM in the zone `zone` names. */
+export const apiDateTimeSql = (column: string, zone: string): string =>
+  `to_char(${column} AT TIME ZONE ${zone}, 'YYYY-MM-DD"T"HH24:MI')`;
+
 /**
  * SQL expression: the order of row alias `o` as a json object. `zone` is the placeholder of the service time
  * zone (`$3`); datetimes come out as YYYY-MM-DDTHH:MM in it, like every datetime of the API.
  */
 export function orderJsonSql(o: string, zone: string, commentsKey: 'comments' | 'partner_comments'): string {
-  const at = (column: string) => `to_char(${column} AT TIME ZONE ${zone}, 'YYYY-MM-DD"T"HH24:MI')`;
+  const at = (column: string) => apiDateTimeSql(column, zone);
   const array = (select: string, from: string, order: string) =>
     `(SELECT coalesce(json_agg(${select} ORDER BY ${order}), '[]'::json) FROM ${from})`;
   return `json_build_object(

@@ -112,6 +112,12 @@ export class OrdersRepository {
     offset: number,
     limit: number,
   ): Promise<OrderJsonRow<OrderListItemResponse>[]> {
+    const query = this.filtered(companyId, filter).orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'DESC');
+    return this.pageAsJson(query, offset, limit, 'partner_comments', 'created_at DESC, id DESC');
+  }
+
+  /** The company's orders that pass the filter (alias `o`), unordered: the list's and the export's query. */
+  filtered(companyId: number, filter: OrderFilter): SelectQueryBuilder<Order> {
     const query = this.dataSource.manager
       .createQueryBuilder(Order, 'o')
       .where('o.company_id = :companyId', { companyId });
@@ -144,8 +150,7 @@ export class OrdersRepository {
         deliveredTo: filter.deliveredTo,
       });
     }
-    query.orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'DESC');
-    return this.pageAsJson(query, offset, limit, 'partner_comments', 'created_at DESC, id DESC');
+    return query;
   }
 
   /**
