@@ -74,10 +74,10 @@ function waitForPort(child: ChildProcess, errors: () => string): Promise<number>
 
 /**
  * Starts the compiled service (`dist/main.js`) on DATABASE_URL, or on an embedded PostgreSQL in a temporary
- * folder, with a rate limit the workload cannot reach; then creates a company, a partner token and a product
+ * folder, with a rate limit the workload cannot reach (and `extraEnv`); then creates a company, a partner token and a product
  * the way an operator would: an admin token from the CLI, the rest through the admin API.
  */
-export async function startOwn(): Promise<SoakTarget> {
+export async function startOwn(extraEnv: Record<string, string> = {}): Promise<SoakTarget> {
   const embedded = process.env.DATABASE_URL
     ? undefined
     : await startEmbeddedPostgres({ dir: temporaryDir(), database: 'soak', ephemeral: true });
@@ -95,6 +95,7 @@ export async function startOwn(): Promise<SoakTarget> {
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_MINUTE: UNREACHED_RATE_LIMIT,
       ADMIN_RATE_LIMIT_PER_MINUTE: UNREACHED_RATE_LIMIT,
+      ...extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -34,6 +34,7 @@ export class FoundationModule {
         DatabaseModule.forRoot({
           url: databaseUrl,
           poolSize: env.DATABASE_POOL_SIZE,
+          statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
           runMigrations: env.MIGRATIONS_RUN,
           deviceCredentialsKey,
         }),

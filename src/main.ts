@@ -6,6 +6,7 @@ import { AppModule } from './app.module';
 import { serveAdminConsole } from './common/admin-console';
 import { secureHttp } from './common/http-security';
 import { setupOpenApi } from './common/openapi';
+import { requestBody } from './common/request-body';
 import { createValidationPipe } from './common/validation';
 import { type Environment, validateEnvironment } from './config/environment';
 import { StartupError } from './config/startup-error';
@@ -47,7 +48,7 @@ async function createApp(
   secureHttp(app, env.CORS_ORIGINS);
   serveAdminConsole(app);
   app.use(countQueries);
-  app.useBodyParser('json', { limit: BODY_LIMIT });
+  app.use(requestBody({ limit: BODY_LIMIT, timeoutMs: env.REQUEST_BODY_TIMEOUT_MS }));
   app.useGlobalPipes(createValidationPipe());
   setupOpenApi(app, env.PUBLIC_BASE_URL);
   return app;

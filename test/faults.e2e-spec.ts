@@ -82,6 +82,25 @@ async function waitUntilReady(url: string): Promise<number> {
   return status;
 }
 
+/** While the database is away: readiness is red, liveness stays green. */
+async function expectReadinessRed(url: string): Promise<void> {
+  await request(url).get('/health/ready').timeout(REQUEST_BOUND_MS).expect(503, UNAVAILABLE);
+  await request(url).get('/health/live').timeout(REQUEST_BOUND_MS).expect(200);
+}
+
+/** Once it is back: ready again by itself, every request answered as usual, nothing half-written. */
+async function expectRecovered(
+  service: RunningService,
+  partner: Partner,
+  productId: number,
+  orderId: number,
+) {
+  expect(await waitUntilReady(service.url)).toBe(200);
+  const afterwards = await burst(service.url, partner, productId, orderId);
+  expect(afterwards.map((answer) => answer.status)).toEqual(afterwards.map((answer) => answer.expected));
+  expect(await halfWrittenOrders(service.db)).toEqual([]);
+}
+
 describe('the database going away mid-run', () => {
   it('answers every request, 503 once it is gone; readiness goes red; the service recovers by itself', async () => {
     const databaseUrl = await createTestDatabase();
@@ -101,17 +120,68 @@ describe('the database going away mid-run', () => {
       expect(whileDown.map((answer) => [answer.status, answer.body])).toEqual(
         whileDown.map(() => [503, UNAVAILABLE]),
       );
-      await request(service.url).get('/health/ready').timeout(REQUEST_BOUND_MS).expect(503, UNAVAILABLE);
-      await request(service.url).get('/health/live').timeout(REQUEST_BOUND_MS).expect(200);
+      await expectReadinessRed(service.url);
 
       await proxy.open();
-      expect(await waitUntilReady(service.url)).toBe(200);
-      const afterwards = await burst(service.url, partner, productId, orderId);
-      expect(afterwards.map((answer) => answer.status)).toEqual(afterwards.map((answer) => answer.expected));
-      expect(await halfWrittenOrders(service.db)).toEqual([]);
+      await expectRecovered(service, partner, productId, orderId);
     } finally {
       await service.stop();
       await proxy.cut();
+    }
+  });
+});
+
+describe('a stalled database link (packets dropped, nothing refused)', () => {
+  it('answers every request 503 within a bound while stalled, and recovers by itself', async () => {
+    const databaseUrl = await createTestDatabase();
+    const { proxy, url } = await TcpProxy.for(databaseUrl);
+    const service = await startService({
+      env: { ...ENV, DATABASE_URL: url, DATABASE_STATEMENT_TIMEOUT_MS: '1000' },
+    });
+    try {
+      const { partner, productId, orderId } = await setUp(service, databaseUrl);
+
+      proxy.blackhole();
+      const started = Date.now();
+      const whileStalled = await burst(service.url, partner, productId, orderId);
+      const slowest = Date.now() - started;
+      expect(whileStalled.map((answer) => [answer.status, answer.body])).toEqual(
+        whileStalled.map(() => [503, UNAVAILABLE]),
+      );
+      // T = 1 s: a pooled connection, an answer and a rollback each within T + 2 s.
+      expect(slowest).toBeLessThan(REQUEST_BOUND_MS);
+      await expectReadinessRed(service.url);
+
+      proxy.restore();
+      await expectRecovered(service, partner, productId, orderId);
+    } finally {
+      await service.stop();
+      await proxy.cut();
+    }
+  });
+});
+
+describe('a burst on a freshly started instance with a healthy database', () => {
+  it('queues 100 concurrent placements for its two pooled connections: none gets 503', async () => {
+    const databaseUrl = await createTestDatabase();
+    const preparing = await startService({ env: { ...ENV, DATABASE_URL: databaseUrl } });
+    const { partner, productId } = await setUp(preparing, databaseUrl);
+    await preparing.stop();
+    const fresh = await startService({ env: { ...ENV, DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '2' } });
+    try {
+      const statuses = await Promise.all(
+        Array.from({ length: 100 }, async () => {
+          const response = await request(fresh.url)
+            .post('/api/v2/order')
+            .set('Authorization', `Bearer ${partner.token}`)
+            .send(orderBody(productId))
+            .timeout(30_000);
+          return response.status;
+        }),
+      );
+      expect(statuses.filter((status) => status !== 201)).toEqual([]);
+    } finally {
+      await fresh.stop();
     }
   });
 });

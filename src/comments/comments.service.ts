@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
+import { toDto } from '../common/known-fields';
 import { validateSync } from 'class-validator';
 import type { Actor } from '../audit/actor';
 import { AuditService } from '../audit/audit.service';
@@ -25,7 +25,7 @@ export class CommentsService {
   /** Adds the user's comment to an order of the company, or replaces the one the user wrote before. */
   async comment(actor: Actor, companyId: number, orderId: number, body: unknown): Promise<void> {
     const fields = typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {};
-    const input = plainToInstance(CommentDto, fields);
+    const input = toDto(CommentDto, fields);
     const errors = toFieldErrors(validateSync(input, { stopAtFirstError: true, whitelist: true }));
     await this.unitOfWork.transaction(async (manager) => {
       const order = await this.orders.lockOfCompany(manager, orderId, companyId);

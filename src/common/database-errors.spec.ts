@@ -20,3 +20,10 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(null)).toBe(false);
   });
 });
+
+describe('isDatabaseUnavailable: bounded waits (DATABASE_STATEMENT_TIMEOUT_MS)', () => {
+  it('takes a statement cancelled by the timeout and an answer overdue on a stalled link for an outage', () => {
+    expect(isDatabaseUnavailable({ message: 'x', driverError: { code: '57014' } })).toBe(true);
+    expect(isDatabaseUnavailable(new Error('Query read timeout'))).toBe(true);
+  });
+});

@@ -7,13 +7,17 @@ const NETWORK_CODES = new Set([
   'EPIPE',
   'EAI_AGAIN',
 ]);
-/** SQLSTATEs that mean "the database is not there right now", not "your statement is wrong". */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+/**
+ * SQLSTATEs that mean "the database is not there right now", not "your statement is wrong"; 57014 is a
+ * statement cancelled by DATABASE_STATEMENT_TIMEOUT_MS.
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
   'Client has encountered a connection error',
   'Connection is not established',
+  'Query read timeout',
   'the database system is starting up',
   'the database system is shutting down',
 ];

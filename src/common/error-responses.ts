@@ -19,6 +19,15 @@ export function errorResponseFor(
       return { status: 400, body: { message: 'Bad request.' } };
     case 'MALFORMED_JSON':
       return { status: 400, body: { message: 'Bad request.', errors: { body: ['Malformed JSON.'] } } };
+    case 'NESTED_TOO_DEEPLY':
+      return { status: 400, body: { message: 'Bad request.', errors: { body: ['Nested too deeply.'] } } };
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return {
+        status: 415,
+        body: { message: 'Unsupported media type: send the body as application/json (UTF-8).' },
+      };
+    case 'REQUEST_TIMEOUT':
+      return { status: 408, body: { message: 'Request timeout: the body did not arrive in time.' } };
     case 'PAYLOAD_TOO_LARGE':
       return { status: 413, body: { message: 'Request body too large: the limit is 1 MiB.' } };
     case 'ROUTE_NOT_FOUND':

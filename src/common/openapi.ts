@@ -3,7 +3,7 @@ import { DocumentBuilder, getSchemaPath, type OpenAPIObject, SwaggerModule } fro
 import { EVENT_SCHEMAS } from '../events/dto/event.response';
 import { EVENT_TYPES } from '../events/event-types';
 import { MAX_DB_INTEGER } from './db-integer.validator';
-import { RATE_HEADERS } from './openapi.decorators';
+import { RATE_HEADERS, ValidationErrorBody } from './openapi.decorators';
 import { DOCS_PATH } from './public-url';
 
 const TAGS = {
@@ -31,6 +31,7 @@ function* nodes(node: unknown): Generator<Node> {
  * The one pass over the generated document, for what the decorators cannot say (each step says why).
  */
 function finishDocument(document: OpenAPIObject): void {
+  documentBodyRefusals(document);
   for (const node of nodes(document)) {
     // The API has no fractional numbers: every number is an id, a count, a page or a version, none negative,
     // each a PostgreSQL integer unless its decorator says more. The generator writes `number` for a TypeScript
@@ -81,7 +82,7 @@ function documentRateLimitHeaders(document: OpenAPIObject): void {
     if (!path.startsWith('/api/v2/')) continue;
     for (const operation of [item.get, item.put, item.post, item.delete, item.patch]) {
       for (const [status, response] of Object.entries(operation?.responses ?? {})) {
-        if (status === '413' || !response || !('description' in response)) continue;
+        if (['408', '413', '415'].includes(status) || !response || !('description' in response)) continue;
         response.headers = { ...RATE_HEADERS, ...response.headers };
       }
     }
@@ -139,6 +140,50 @@ function webhooks(): Record<string, unknown> {
       },
     ]),
   );
+}
+
+const messageResponse = (description: string, message: string) => ({
+  description,
+  content: {
+    'application/json': {
+      schema: { $ref: '#/components/schemas/MessageBody' },
+      example: { message },
+    },
+  },
+});
+
+/**
+ * The body gate (src/common/request-body.ts) stands before every route: any request that carries a body may
+ * get its refusals, whatever the route (CONTRACT §2, hostile input).
+ */
+const BODY_REFUSALS = {
+  '400': {
+    description: 'Malformed JSON, or JSON nested deeper than 32 levels (`errors.body`).',
+    content: {
+      'application/json': {
+        schema: { $ref: `#/components/schemas/${ValidationErrorBody.name}` },
+        example: { message: 'Bad request.', errors: { body: ['Nested too deeply.'] } },
+      },
+    },
+  },
+  '408': messageResponse(
+    'The body did not arrive within the time allowed (30 s by default).',
+    'Request timeout: the body did not arrive in time.',
+  ),
+  '413': messageResponse('The body is over 1 MiB.', 'Request body too large: the limit is 1 MiB.'),
+  '415': messageResponse(
+    'The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding.',
+    'Unsupported media type: send the body as application/json (UTF-8).',
+  ),
+};
+
+function documentBodyRefusals(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (!path.startsWith('/api/v2/')) continue;
+    for (const operation of [item.put, item.post, item.delete, item.patch]) {
+      if (operation) operation.responses = { ...BODY_REFUSALS, ...operation.responses };
+    }
+  }
 }
 
 /** The OpenAPI 3 document, generated from the controllers and DTOs, at /api/docs (UI) and /api/docs-json. */

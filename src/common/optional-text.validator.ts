@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { fieldLabel, StorableText } from './required-text.validator';
+import { IsOptional, IsString } from 'class-validator';
+import { fieldLabel, MaxCharacters, StorableText } from './required-text.validator';
 
 /** An optional text field: absent or null, or a string of at most `max` characters. */
 export function OptionalText(max = 255): PropertyDecorator {
@@ -10,8 +10,6 @@ export function OptionalText(max = 255): PropertyDecorator {
     IsOptional(),
     IsString({ message: ({ property }) => `The ${fieldLabel(property)} must be a string.` }),
     StorableText(),
-    MaxLength(max, {
-      message: ({ property }) => `The ${fieldLabel(property)} may not be greater than ${max} characters.`,
-    }),
+    MaxCharacters(max),
   );
 }

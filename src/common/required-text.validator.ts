@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { IsDefined, IsString, Matches, MaxLength, ValidateBy } from 'class-validator';
+import { IsDefined, IsString, Matches, ValidateBy } from 'class-validator';
+import { characterCount } from './characters';
 
 /** Spells a DTO field name the way messages show it: user_name → "user name". */
 export const fieldLabel = (property: string) => property.replace(/_/g, ' ');
@@ -29,6 +30,24 @@ export function StorableText(): PropertyDecorator {
 }
 
 /**
+ * At most `max` characters (code points); anything but a string passes, for the type check to report.
+ * The message defaults to "The <field> may not be greater than <max> characters."
+ */
+export function MaxCharacters(max: number, message?: string): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'maxCharacters',
+      constraints: [max],
+      validator: { validate: (value: unknown) => typeof value !== 'string' || characterCount(value) <= max },
+    },
+    {
+      message: ({ property }) =>
+        message ?? `The ${fieldLabel(property)} may not be greater than ${max} characters.`,
+    },
+  );
+}
+
+/**
  * A required text field: present, a string, not blank (whitespace alone is as empty as nothing), at most
  * `max` characters. applyDecorators registers in list order, so this list is the order of checking, and with
  * stopAtFirstError only the first failing rule reports (see validation.ts).
@@ -40,8 +59,6 @@ export function RequiredText(max = 255): PropertyDecorator {
     IsString({ message: ({ property }) => `The ${fieldLabel(property)} must be a string.` }),
     StorableText(),
     Matches(/\S/, { message: ({ property }) => `The ${fieldLabel(property)} field is required.` }),
-    MaxLength(max, {
-      message: ({ property }) => `The ${fieldLabel(property)} may not be greater than ${max} characters.`,
-    }),
+    MaxCharacters(max),
   );
 }

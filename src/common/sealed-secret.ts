@@ -13,11 +13,11 @@ const TAG_BYTES = 16;
 export const KEY_BYTES = 32;
 
 /**
- * The longest sealed form of a 255-character value: at most 3 UTF-8 bytes per UTF-16 unit (a surrogate pair
- * is 2 units for 4 bytes) makes 765 bytes, 1,020 characters of base64url, plus the IV (16), the tag (22) and
- * the separators (5). The columns that hold sealed values are this wide.
+ * The longest sealed form of a 255-character value (characters are code points, CONTRACT §2): at most 4
+ * UTF-8 bytes each makes 1,020 bytes, 1,360 characters of base64url, plus the IV (16), the tag (22) and
+ * `v1` with the separators (5). The columns that hold sealed values are this wide.
  */
-export const SEALED_MAX_LENGTH = 1063;
+export const SEALED_MAX_LENGTH = 1403;
 
 /** Thrown when a stored value is not ours: not `v1:` shaped, changed since it was sealed, or another key's. */
 export class UnsealError extends Error {

@@ -1,5 +1,7 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { type FieldErrors, ValidationFailedError } from './domain-error';
+import { knownFieldsOf } from './known-fields';
+import { foldArrayStyleParameters } from './query-parameters';
 
 /** Flattens class-validator's tree into CONTRACT §2's map: `field` or `parent.0.child` → messages. */
 export function toFieldErrors(errors: ValidationError[], prefix = ''): FieldErrors {
@@ -14,15 +16,29 @@ export function toFieldErrors(errors: ValidationError[], prefix = ''): FieldErro
 }
 
 /**
+ * Before the pipe's own work: query parameters given array-style are named (foldArrayStyleParameters), and
+ * only the DTO's own fields go on (knownFieldsOf), so nothing after this walks an unknown key.
+ */
+class ApiValidationPipe extends ValidationPipe {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (!metadata.metatype || !this.toValidate(metadata)) return super.transform(value, metadata);
+    const isQuery = metadata.type === 'query' && typeof value === 'object' && value !== null;
+    const given = isQuery ? foldArrayStyleParameters(value as Record<string, unknown>) : value;
+    return super.transform(knownFieldsOf(metadata.metatype, given), metadata);
+  }
+}
+
+/**
  * class-validator runs a property's decorators bottom-up: DTOs put the presence and type checks nearest the
  * property, so with stopAtFirstError a field reports the one message that applies ("required", then "must
  * be a string", then the length).
  *
- * whitelist drops unknown fields (ignored by contract, never an error); transform gives handlers typed DTOs;
- * implicit conversion stays off so a known field of the wrong type is a 400.
+ * Unknown fields are dropped before anything walks them (ApiValidationPipe: linear, whatever the key count),
+ * and whitelist stays on as the rule (ignored by contract, never an error); transform gives handlers typed
+ * DTOs; implicit conversion stays off so a known field of the wrong type is a 400.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new ApiValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: false,
     transform: true,

@@ -19,6 +19,7 @@ import {
 import { IANAZone } from 'luxon';
 import { toBoolean as toBool, toInteger as toInt } from '../common/transforms';
 import { StartupError } from './startup-error';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../database/data-source-options';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -69,6 +70,20 @@ export class Environment {
   @Min(2, { message: 'must be an integer from 2 to 200' })
   @Max(200, { message: 'must be an integer from 2 to 200' })
   DATABASE_POOL_SIZE = 10;
+
+  /** The longest a statement may run, and the bound of every other wait on the database (then 503). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 100 to 600000' })
+  @Min(100, { message: 'must be an integer from 100 to 600000' })
+  @Max(600_000, { message: 'must be an integer from 100 to 600000' })
+  DATABASE_STATEMENT_TIMEOUT_MS = DEFAULT_STATEMENT_TIMEOUT_MS;
+
+  /** How long a request's body may take to arrive once its headers have (then 408). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 100 to 300000' })
+  @Min(100, { message: 'must be an integer from 100 to 300000' })
+  @Max(300_000, { message: 'must be an integer from 100 to 300000' })
+  REQUEST_BODY_TIMEOUT_MS = 30_000;
 
   @Transform(emptyToUndefined)
   @IsOptional()

@@ -8,6 +8,7 @@ import { UnitOfWork } from './unit-of-work';
 export interface DatabaseModuleOptions {
   url: string;
   poolSize: number;
+  statementTimeoutMs: number;
   runMigrations: boolean;
   /** Data migrations seal device credentials stored before encryption existed. */
   deviceCredentialsKey: Buffer;

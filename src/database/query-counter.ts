@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { NextFunction, Request, Response } from 'express';
-import type { Logger as TypeOrmLogger } from 'typeorm';
+import type { QueryRunner, Logger as TypeOrmLogger } from 'typeorm';
+import { dropStalledConnection } from './stalled-connection';
 
 /** Per-request tally of SQL statements, reported as `dbQueries` on the request's log line. */
 interface QueryTally {
@@ -18,14 +19,22 @@ export function countQueries(request: Request, _response: Response, next: NextFu
 
 /**
  * TypeORM sees every statement (including BEGIN/COMMIT); this logger only counts them. Failures are logged
- * by the exception filter with the request id, so nothing else is written here.
+ * by the exception filter with the request id, so nothing else is written here; a failure that leaves the
+ * connection stalled has it dropped (TypeORM tells no one else).
  */
 export class QueryCountingLogger implements TypeOrmLogger {
   logQuery(): void {
     const tally = storage.getStore();
     if (tally) tally.dbQueries += 1;
   }
-  logQueryError(): void {}
+  logQueryError(
+    error: string | Error,
+    _query: string,
+    _parameters?: unknown[],
+    queryRunner?: QueryRunner,
+  ): void {
+    dropStalledConnection(error, queryRunner);
+  }
   logQuerySlow(): void {}
   logSchemaBuild(): void {}
   logMigration(): void {}

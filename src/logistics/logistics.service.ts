@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Actor } from '../audit/actor';
 import { ApiFormats } from '../common/api-formats';
+import { characterCount } from '../common/characters';
 import { fieldError } from '../common/domain-error';
 import { isStorableText } from '../common/required-text.validator';
 import { UnitOfWork } from '../database/unit-of-work';
@@ -58,7 +59,7 @@ export class LogisticsService {
     input: TrackingDto,
     expectedVersion?: number,
   ): Promise<{ created: boolean; order: OrderWithChildren }> {
-    if (trackingNumber.length > 255)
+    if (characterCount(trackingNumber) > 255)
       throw fieldError('tracking_number', 'The tracking number may not be greater than 255 characters.');
     if (!isStorableText(trackingNumber))
       throw fieldError(

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { plainToInstance } from 'class-transformer';
+import { toDto } from '../common/known-fields';
+import { characterCount } from '../common/characters';
 import type { EntityManager } from 'typeorm';
 import { validateSync } from 'class-validator';
 import { type FieldErrors, ValidationFailedError } from '../common/domain-error';
@@ -38,7 +39,7 @@ export class OrderValidator {
 
   /** `candidate` holds placement fields only (OrdersService picks them from the body). */
   async validate(candidate: Partial<OrderFieldValues>, context: OrderContext): Promise<ValidOrder> {
-    const values = plainToInstance(PlaceOrderDto, candidate);
+    const values = toDto(PlaceOrderDto, candidate);
     const errors: FieldErrors = toFieldErrors(validateSync(values, { stopAtFirstError: true }));
     const site = orderSite(errors.country ? null : values.country, context.companySite);
     this.checkTextLengths(values, site, errors);
@@ -52,7 +53,7 @@ export class OrderValidator {
     const limits = textLimits(site);
     for (const field of ['note', 'details'] as const) {
       const text = values[field];
-      if (!errors[field] && typeof text === 'string' && text.length > limits[field]) {
+      if (!errors[field] && typeof text === 'string' && characterCount(text) > limits[field]) {
         errors[field] = [
           `The ${field} may not be greater than ${limits[field]} characters on ${site} orders.`,
         ];

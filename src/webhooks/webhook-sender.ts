@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import { publicOnlyLookup } from './webhook-url';
+import { isAllowedAddressLiteral, publicOnlyLookup } from './webhook-url';
 
 export interface WebhookMessage {
   url: string;
@@ -56,6 +56,9 @@ export function sendWebhook(
         error,
         retryAfterMs: retryAfter,
       });
+    if (!isAllowedAddressLiteral(url, options.allowPrivate)) {
+      return finish(null, `${url.hostname} is not a public address`);
+    }
     const outgoing = send(
       url,
       {

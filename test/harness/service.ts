@@ -73,6 +73,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   const parseLogs = (): LogLine[] =>
     stdout
       .split('\n')
+      .slice(0, -1) // the last piece is a line still being written
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as LogLine);
 

@@ -2,11 +2,14 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 
 /**
  * A TCP relay between the service and PostgreSQL, so a spec can take the database away (connections
- * reset, new ones refused) and give it back, without touching the server other specs share.
+ * reset, new ones refused), or stall the link (bytes held, nothing refused: a network that drops packets),
+ * and give it back, without touching the server other specs share.
  */
 export class TcpProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
+  /** While set, every byte either way waits here instead of being relayed. */
+  private held?: (() => void)[];
   port = 0;
 
   constructor(
@@ -32,7 +35,8 @@ export class TcpProxy {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => socket.destroy());
       }
-      client.pipe(upstream).pipe(client);
+      this.relay(client, upstream);
+      this.relay(upstream, client);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
@@ -43,6 +47,25 @@ export class TcpProxy {
         resolve();
       }),
     );
+  }
+
+  private relay(from: Socket, to: Socket): void {
+    from.on('data', (chunk: Buffer) => {
+      if (this.held) this.held.push(() => to.write(chunk));
+      else to.write(chunk);
+    });
+  }
+
+  /** The link stalls: connections stay open and new ones are accepted, but no byte gets through. */
+  blackhole(): void {
+    this.held ??= [];
+  }
+
+  /** The link comes back: what was held is delivered, as TCP retransmission would, and relaying resumes. */
+  restore(): void {
+    const held = this.held ?? [];
+    this.held = undefined;
+    for (const deliver of held) deliver();
   }
 
   /** The database "goes away": every open connection is reset, new ones are refused. */

@@ -1,8 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
-import { IsDefined, IsIn, IsOptional, IsUrl, MaxLength } from 'class-validator';
+import { IsDefined, IsIn, IsOptional, IsUrl } from 'class-validator';
 import { IsApiDateTime } from '../../common/api-datetime.validator';
 import { OptionalText } from '../../common/optional-text.validator';
-import { RequiredText } from '../../common/required-text.validator';
+import { MaxCharacters, RequiredText } from '../../common/required-text.validator';
 
 export const RESOLUTIONS = ['Comment', 'Information', 'Cancel'] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
@@ -15,7 +15,7 @@ function OptionalLink(): PropertyDecorator {
       { protocols: ['http', 'https'], require_protocol: true },
       { message: 'The tracking link must be an http(s) URL.' },
     ),
-    MaxLength(2_048, { message: 'The tracking link may not be greater than 2048 characters.' }),
+    MaxCharacters(2_048, 'The tracking link may not be greater than 2048 characters.'),
   );
 }
 

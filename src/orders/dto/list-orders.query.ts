@@ -1,8 +1,8 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, Matches } from 'class-validator';
 import { IsApiDateTime } from '../../common/api-datetime.validator';
 import { ApiBooleanInput } from '../../common/openapi.formats';
-import { StorableText } from '../../common/required-text.validator';
+import { MaxCharacters, StorableText } from '../../common/required-text.validator';
 import { PageQuery } from '../../common/pagination';
 import { toBoolean } from '../../common/transforms';
 import { ORDER_STATES, ORDER_TYPES, type OrderState, type OrderType } from '../order-state';
@@ -26,7 +26,7 @@ export class ListOrdersQuery extends PageQuery {
   created_to?: string;
 
   /** Orders with a tracking of this number. @example "PKG123456789" */
-  @MaxLength(255, { message: 'The tracking number may not be greater than 255 characters.' })
+  @MaxCharacters(255)
   @Matches(/\S/, { message: 'The tracking number must not be empty.' })
   @StorableText()
   @IsString({ message: 'The tracking number must be a string.' })

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsOptional, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsOptional, ValidateIf, ValidateNested } from 'class-validator';
 import { ApiBooleanInput } from '../../common/openapi.formats';
 import { RequiredText } from '../../common/required-text.validator';
 import { toBoolean } from '../../common/transforms';
@@ -24,14 +24,17 @@ export class CreateProductDto {
   variations?: CreateVariationDto[];
 }
 
+/** Absent means "leave it": null is a value, and refused by the field's rules (the columns are NOT NULL). */
+const unlessAbsent = () => ValidateIf((_object: unknown, value: unknown) => value !== undefined);
+
 export class UpdateProductDto {
   /** A new name. */
-  @IsOptional()
+  @unlessAbsent()
   @RequiredText()
   name?: string;
 
   /** false hides the product from partners and refuses new orders for it; existing orders keep it. */
-  @IsOptional()
+  @unlessAbsent()
   @ApiBooleanInput()
   @Transform(toBoolean)
   @IsBoolean({ message: 'The active must be true or false.' })
