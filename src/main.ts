@@ -15,7 +15,7 @@ import {
   type ResolvedDatabase,
 } from './database/local-database';
 import { seedDemo } from './demo/demo-seed';
-import { createHttpLogger } from './logging/logger.options';
+import { createRequestLog } from './logging/logger.options';
 
 /** Requests still running when SIGTERM arrives get this long to finish before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 25_000;
@@ -27,9 +27,9 @@ async function createApp(
   databaseUrl: string,
   deviceCredentialsKey: Buffer,
 ): Promise<NestExpressApplication> {
-  const httpLogger = createHttpLogger(env.LOG_LEVEL);
+  const requestLog = createRequestLog(env.LOG_LEVEL);
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot({ env, databaseUrl, logger: httpLogger.logger, deviceCredentialsKey }),
+    AppModule.forRoot({ env, databaseUrl, logger: requestLog.logger, deviceCredentialsKey }),
     {
       bufferLogs: true,
       bodyParser: false,
@@ -37,7 +37,9 @@ async function createApp(
   );
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
-  app.use(httpLogger);
+  // The contract's one ETag is the order version, set by the routes that return an order.
+  app.set('etag', false);
+  app.use(requestLog.middleware);
   secureHttp(app, env.CORS_ORIGINS);
   app.use(countQueries);
   app.useBodyParser('json', { limit: BODY_LIMIT });
