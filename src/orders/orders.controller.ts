@@ -16,7 +16,7 @@ import { MAX_DB_INTEGER } from '../common/db-integer.validator';
 import { idParam } from '../common/id-param.pipe';
 import { etagOf, versionFromIfMatch } from '../common/if-match';
 import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
-import { type Page, pageWindow } from '../common/pagination';
+import { pageJson, pageWindow } from '../common/pagination';
 import { ListOrdersQuery } from './dto/list-orders.query';
 import {
   OrderListItemResponse,
@@ -27,7 +27,7 @@ import {
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { PlaceOrderDto } from './dto/place-order.dto';
 import { UpdateOrderDto } from './dto/update-order.dto';
-import { withCredentials } from './order-json';
+import { withCredentialsText } from './order-json';
 import type { OrderFilter } from './orders.repository';
 import { OrderNotFoundError } from './orders.errors';
 import { OrdersService } from './orders.service';
@@ -74,7 +74,10 @@ export class OrdersController {
     return { message: 'Order created.', orders: [toOrderSummary(order, 'string')] };
   }
 
-  /** The company's orders, newest first, 25 at most per page; filters combine with AND. */
+  /**
+   * The company's orders, newest first, 25 at most per page; filters combine with AND. The orders' JSON is
+   * PostgreSQL's, sent as it is (order-json.ts).
+   */
   @Get(['order', 'orders'])
   @ApiPageResponse(OrderListItemResponse)
   @ApiErrorResponses(400, 401, 403, 429)
@@ -82,14 +85,17 @@ export class OrdersController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListOrdersQuery,
     @Req() request: Request,
-  ): Promise<Page<OrderListItemResponse>> {
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
     const { offset, limit } = pageWindow(query);
     const rows = await this.orders.list(principal.companyId!, this.toFilter(query), offset, limit);
-    return this.formats.page(
-      rows.map((row) => withCredentials(row, this.formats)),
+    const page = this.formats.page(
+      rows.map((row) => withCredentialsText(row, this.formats)),
       query,
       request,
     );
+    response.type('application/json');
+    return pageJson(page);
   }
 
   /**
@@ -106,10 +112,11 @@ export class OrdersController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', orderIdParam()) id: number,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<OrderResponse> {
+  ): Promise<string> {
     const order = await this.orders.get(principal.companyId!, id);
     response.setHeader('ETag', etagOf(order.version));
-    return withCredentials(order, this.formats);
+    response.type('application/json');
+    return withCredentialsText(order, this.formats);
   }
 
   /** Changes an order that has not been sent to logistics (state PLACED or TEST); 409 afterwards. */
