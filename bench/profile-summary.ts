@@ -3,7 +3,8 @@ import { join } from 'node:path';
 
 /**
  * Where a CPU profile's samples went, by layer: `npx tsx bench/profile-summary.ts [file.cpuprofile]` (default:
- * the newest profile in bench/results/profiles). Self time only, so each sample counts once.
+ * the newest profile in bench/results/profiles). Self time only, so each sample counts once; start-up (until the
+ * last module is loaded) is left out.
  */
 interface ProfileNode {
   id: number;
@@ -13,6 +14,19 @@ interface ProfileNode {
 interface Profile {
   nodes: ProfileNode[];
   samples: number[];
+}
+
+/** The first sample after start-up: after the last one spent loading modules. */
+function afterStartUp(profile: Profile, byId: Map<number, ProfileNode>): number {
+  const loading = (id: number) => {
+    const { url, functionName } = byId.get(id)!.callFrame;
+    return (
+      url.startsWith('node:internal/modules') || /^(readFileUtf8|internalModuleStat)$/.test(functionName)
+    );
+  };
+  for (let index = profile.samples.length - 1; index >= 0; index -= 1)
+    if (loading(profile.samples[index])) return index + 1;
+  return 0;
 }
 
 const LAYERS: [string, RegExp][] = [
@@ -50,11 +64,12 @@ const file = process.argv[2] ?? newestProfile();
 const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 const counts = new Map<string, number>();
-for (const sample of profile.samples) {
+const samples = profile.samples.slice(afterStartUp(profile, byId));
+for (const sample of samples) {
   const layer = layerOf(byId.get(sample)!);
   counts.set(layer, (counts.get(layer) ?? 0) + 1);
 }
-const busy = profile.samples.length - (counts.get('idle') ?? 0);
+const busy = samples.length - (counts.get('idle') ?? 0);
 console.log(`${file}\n${busy} busy samples (idle excluded)`);
 for (const [layer, count] of [...counts].sort((a, b) => b[1] - a[1])) {
   if (layer === 'idle') continue;
