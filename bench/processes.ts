@@ -57,7 +57,9 @@ export async function startServer(
   child.stderr.on('data', (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4000)));
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntilAnswering(baseUrl + readyPath, child, () => errors);
-  const pid = child.pid!;
+  // A server run through tsx's CLI runs in a child of the process spawned here: measure that one.
+  const [runner] = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ');
+  const pid = runner ? Number(runner) : child.pid!;
   return {
     name,
     baseUrl,
