@@ -14,6 +14,7 @@ import { ProductsModule } from './products/products.module';
 import { LogisticsModule } from './logistics/logistics.module';
 import { EventsModule } from './events/events.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { SandboxModule } from './sandbox/sandbox.module';
 
 @Module({})
 export class AppModule {
@@ -34,6 +35,7 @@ export class AppModule {
         LogisticsModule,
         EventsModule,
         WebhooksModule,
+        SandboxModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };

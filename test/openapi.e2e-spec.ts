@@ -37,6 +37,8 @@ describe('the OpenAPI document', () => {
     ['post', '/api/v2/order/{id}/cancel', [200, 401, 403, 404, 409, 412, 422, 429]],
     ['get', '/api/v2/events', [200, 400, 401, 403, 429]],
     ['get', '/api/v2/logistics/orders', [200, 400, 401, 403, 429]],
+    ['post', '/api/v2/order/{id}/simulate', [200, 400, 401, 403, 404, 409, 412, 422, 429]],
+    ['get', '/api/v2/orders/export', [200, 400, 401, 403, 429]],
     ['post', '/api/v2/logistics/orders/{id}/sent', [200, 401, 403, 404, 409, 412, 429]],
     [
       'put',
@@ -80,6 +82,7 @@ describe('the OpenAPI document', () => {
     ['post', '/api/v2/order/{id}/update', 'UpdateOrderDto'],
     ['post', '/api/v2/order/{id}/comment', 'CommentDto'],
     ['post', '/api/v2/admin/tokens', 'CreateTokenDto'],
+    ['post', '/api/v2/order/{id}/simulate', 'SimulateOrderDto'],
     ['post', '/api/v2/admin/webhooks', 'CreateWebhookDto'],
   ])('documents the body of %s %s as %s, with examples', (method, path, schema) => {
     expect(JSON.stringify(document.paths[path][method].requestBody)).toContain(
@@ -119,6 +122,7 @@ describe('the OpenAPI document', () => {
     '/api/v2/order/{id}/update',
     '/api/v2/order/{id}/comment',
     '/api/v2/order/{id}/cancel',
+    '/api/v2/order/{id}/simulate',
   ])('documents the Idempotency-Key header of POST %s', (path) => {
     const parameters = (document.paths[path].post as { parameters?: { name: string; in: string }[] })
       .parameters;

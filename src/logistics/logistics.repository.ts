@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { DeliveryError, DetailedStatus } from '../orders/order-children.entities';
+import { DeliveryError, DetailedStatus, Tracking } from '../orders/order-children.entities';
 
 export interface TrackingValues {
   status: string | null;
@@ -42,6 +42,19 @@ export class LogisticsRepository {
       ],
     );
     return rows[0]?.created ?? false;
+  }
+
+  /** The dispatch date of the order's tracking with this number (null when it has none or no such tracking). */
+  async dispatchDateOf(
+    manager: EntityManager,
+    orderId: number,
+    trackingNumber: string,
+  ): Promise<Date | null> {
+    const tracking = await manager.findOne(Tracking, {
+      select: { id: true, dispatchDate: true },
+      where: { orderId, trackingNumber },
+    });
+    return tracking?.dispatchDate ?? null;
   }
 
   async insertDetailedStatus(

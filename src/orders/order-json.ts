@@ -22,6 +22,10 @@ export interface OrderJsonRow<Body extends OrderBaseResponse = OrderBaseResponse
   company_id: number;
 }
 
+/** SQL expression: a timestamptz as the API writes datetimes, YYYY-MM-DDTHH:MM in the zone `zone` names. */
+export const apiDateTimeSql = (column: string, zone: string): string =>
+  `to_char(${column} AT TIME ZONE ${zone}, 'YYYY-MM-DD"T"HH24:MI')`;
+
 /**
  * SQL expression: the order of row alias `o` as a json object. `zone` is the placeholder of the service time
  * zone (`$3`); datetimes come out as YYYY-MM-DDTHH:MM in it, like every datetime of the API.
@@ -31,7 +35,7 @@ export interface OrderJsonRow<Body extends OrderBaseResponse = OrderBaseResponse
  * is (`orderJsonTextSelect`).
  */
 export function orderJsonSql(o: string, zone: string, commentsKey: 'comments' | 'partner_comments'): string {
-  const at = (column: string) => `to_char(${column} AT TIME ZONE ${zone}, 'YYYY-MM-DD"T"HH24:MI')`;
+  const at = (column: string) => apiDateTimeSql(column, zone);
   const fields = (pairs: [string, string][]) =>
     pairs.map(([key, value]) => `${value} AS "${key}"`).join(', ');
   const array = (pairs: [string, string][], from: string, alias: string, where: string, order: string) =>

@@ -12,7 +12,6 @@ import type { Actor } from '../audit/actor';
 import { CurrentActor, CurrentPrincipal, Roles } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ApiFormats } from '../common/api-formats';
-import { MAX_DB_INTEGER } from '../common/db-integer.validator';
 import { idParam } from '../common/id-param.pipe';
 import { etagOf, versionFromIfMatch } from '../common/if-match';
 import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
@@ -28,7 +27,7 @@ import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { PlaceOrderDto } from './dto/place-order.dto';
 import { UpdateOrderDto } from './dto/update-order.dto';
 import { withCredentialsText } from './order-json';
-import type { OrderFilter } from './orders.repository';
+import { toOrderFilter } from './order-filter';
 import { OrderNotFoundError } from './orders.errors';
 import { OrdersService } from './orders.service';
 
@@ -88,7 +87,12 @@ export class OrdersController {
     @Res({ passthrough: true }) response: Response,
   ): Promise<string> {
     const { offset, limit } = pageWindow(query);
-    const rows = await this.orders.list(principal.companyId!, this.toFilter(query), offset, limit);
+    const rows = await this.orders.list(
+      principal.companyId!,
+      toOrderFilter(query, this.formats),
+      offset,
+      limit,
+    );
     const page = this.formats.page(
       rows.map((row) => withCredentialsText(row, this.formats)),
       query,
@@ -113,7 +117,7 @@ export class OrdersController {
     @Param('id', orderIdParam()) id: number,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string> {
-    const order = await this.orders.get(principal.companyId!, id);
+    const order = await this.orders.getText(principal.companyId!, id);
     response.setHeader('ETag', etagOf(order.version));
     response.type('application/json');
     return withCredentialsText(order, this.formats);
@@ -171,29 +175,5 @@ export class OrdersController {
   ): Promise<OrderWriteResponse> {
     const order = await this.orders.cancel(actor, principal.companyId!, id, versionFromIfMatch(ifMatch));
     return { message: 'Order cancelled.', orders: [toOrderSummary(order, 'integer')] };
-  }
-
-  private toFilter(query: ListOrdersQuery): OrderFilter {
-    const at = (value: string | undefined) =>
-      value === undefined ? undefined : (this.formats.parseDateTime(value) ?? undefined);
-    return {
-      // An id beyond the integer range names no order: 0 matches nothing (ids start at 1).
-      orderId:
-        query.order_id === undefined
-          ? undefined
-          : Number(query.order_id) > MAX_DB_INTEGER
-            ? 0
-            : Number(query.order_id),
-      createdFrom: at(query.created_from),
-      createdTo: at(query.created_to),
-      trackingNumber: query.tracking_number,
-      delivered: query.delivered,
-      deliveredFrom: at(query.delivered_from),
-      deliveredTo: at(query.delivered_to),
-      orderType: query.order_type,
-      state: query.state,
-      updatedFrom: at(query.updated_from),
-      updatedTo: at(query.updated_to),
-    };
   }
 }

@@ -4,6 +4,9 @@ import { EventsModule } from '../events/events.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { CompaniesModule } from '../companies/companies.module';
 import { ProductsModule } from '../products/products.module';
+import { OrdersExportController } from './export/orders-export.controller';
+import { OrdersExportRepository } from './export/orders-export.repository';
+import { OrdersExportService } from './export/orders-export.service';
 import { OrderValidator } from './order-validator';
 import { OrdersController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';
@@ -11,8 +14,8 @@ import { OrdersService } from './orders.service';
 
 @Module({
   imports: [AuditModule, EventsModule, IdempotencyModule, CompaniesModule, ProductsModule],
-  controllers: [OrdersController],
-  providers: [OrdersRepository, OrderValidator, OrdersService],
+  controllers: [OrdersController, OrdersExportController],
+  providers: [OrdersRepository, OrderValidator, OrdersService, OrdersExportRepository, OrdersExportService],
   exports: [OrdersRepository, OrdersService],
 })
 export class OrdersModule {}

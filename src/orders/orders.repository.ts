@@ -64,8 +64,17 @@ export class OrdersRepository {
     return manager.findOneBy(Order, { id });
   }
 
-  /** An order of this company as its response text, or null (another company's order is a missing one). */
-  async findJsonOfCompany(id: number, companyId: number): Promise<OrderJsonTextRow | null> {
+  /** An order of this company as its response object, or null (another company's order is a missing one). */
+  async findJsonOfCompany(id: number, companyId: number): Promise<OrderJsonRow<OrderResponse> | null> {
+    const rows: OrderJsonRow<OrderResponse>[] = await this.dataSource.query(
+      `SELECT ${orderJsonSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
+      [id, companyId, this.formats.timeZone],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The same as its response text, to be sent as it is. */
+  async findJsonTextOfCompany(id: number, companyId: number): Promise<OrderJsonTextRow | null> {
     const rows: OrderJsonTextRow[] = await this.dataSource.query(
       `SELECT ${orderJsonTextSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
       [id, companyId, this.formats.timeZone],
@@ -116,6 +125,18 @@ export class OrdersRepository {
    * Each order comes as its response text, to be sent as it is.
    */
   list(companyId: number, filter: OrderFilter, offset: number, limit: number): Promise<OrderJsonTextRow[]> {
+    const query = this.filtered(companyId, filter).orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'DESC');
+    return this.pageAsJson(
+      query,
+      offset,
+      limit,
+      (zone) => orderJsonTextSelect('p', zone, 'partner_comments'),
+      'created_at DESC, id DESC',
+    );
+  }
+
+  /** The company's orders that pass the filter (alias `o`), unordered: the list's and the export's query. */
+  filtered(companyId: number, filter: OrderFilter): SelectQueryBuilder<Order> {
     const query = this.dataSource.manager
       .createQueryBuilder(Order, 'o')
       .where('o.company_id = :companyId', { companyId });
@@ -148,14 +169,7 @@ export class OrdersRepository {
         deliveredTo: filter.deliveredTo,
       });
     }
-    query.orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'DESC');
-    return this.pageAsJson(
-      query,
-      offset,
-      limit,
-      (zone) => orderJsonTextSelect('p', zone, 'partner_comments'),
-      'created_at DESC, id DESC',
-    );
+    return query;
   }
 
   /**

@@ -154,9 +154,14 @@ export class OrdersService {
     });
   }
 
-  /** The company's order as its response text (another company's order is a missing one). */
-  async get(companyId: number, orderId: number): Promise<OrderJsonTextRow> {
+  /** The company's order as its response object (another company's order is a missing one). */
+  async get(companyId: number, orderId: number): Promise<OrderWithChildren> {
     return found(await this.orders.findJsonOfCompany(orderId, companyId));
+  }
+
+  /** The same as its response text, to be sent as it is. */
+  async getText(companyId: number, orderId: number): Promise<OrderJsonTextRow> {
+    return found(await this.orders.findJsonTextOfCompany(orderId, companyId));
   }
 
   /** Any company's order (logistics). */

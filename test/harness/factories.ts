@@ -56,6 +56,13 @@ export class Fixtures {
     return { companyId, site, token: response.body.token, tokenId: response.body.id, userName };
   }
 
+  /** A logistics token (no company). */
+  async logisticsToken(userName = unique('courier')): Promise<string> {
+    const response = await this.post('/api/v2/admin/tokens', { role: 'logistics', user_name: userName });
+    expect(response.status).toBe(201);
+    return response.body.token as string;
+  }
+
   async product(variations: string[] = [], name = unique('Terminal')): Promise<ProductView> {
     const response = await this.post('/api/v2/admin/products', {
       name,

@@ -1,0 +1,66 @@
+import { Body, Controller, Headers, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import type { Actor } from '../audit/actor';
+import { CurrentActor, CurrentPrincipal, Roles } from '../auth/auth.decorators';
+import type { Principal } from '../auth/principal';
+import { ApiFormats } from '../common/api-formats';
+import { etagOf, versionFromIfMatch } from '../common/if-match';
+import { ApiErrorResponses } from '../common/openapi.decorators';
+import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { OrderResponse } from '../orders/dto/order.response';
+import { withCredentials } from '../orders/order-json';
+import { IF_MATCH, orderIdParam } from '../orders/orders.controller';
+import { SimulateOrderDto } from './dto/simulate-order.dto';
+import { SandboxService } from './sandbox.service';
+
+/** The partner's sandbox (CONTRACT §4.9): its own TEST orders, moved through the lifecycle on request. */
+@ApiTags('orders')
+@ApiBearerAuth()
+@Roles('partner')
+@Controller('api/v2')
+export class SandboxController {
+  constructor(
+    private readonly sandbox: SandboxService,
+    private readonly formats: ApiFormats,
+  ) {}
+
+  /**
+   * Moves one of your TEST orders to `to`, step by step, recording what logistics would report on the way, so
+   * the events feed and your webhooks receive exactly the sequence a real order produces. The order stays a
+   * test order: logistics never sees it. A non-test order, or a move the state machine does not allow from
+   * the order's state (backwards, or out of COMPLETED or CANCELLED), is a 409.
+   */
+  @Post('order/:id/simulate')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'simulateOrder',
+    summary: 'Move a test order through its lifecycle (sandbox)',
+  })
+  @ApiBody({ type: SimulateOrderDto })
+  @ApiOkResponse({
+    type: OrderResponse,
+    headers: { ETag: { description: 'The order version, e.g. "7".', schema: { type: 'string' } } },
+  })
+  @ApiHeader(IF_MATCH)
+  @Idempotent()
+  @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 422, 429)
+  async simulate(
+    @CurrentActor() actor: Actor,
+    @CurrentPrincipal() principal: Principal,
+    @Param('id', orderIdParam()) id: number,
+    @Body() body: SimulateOrderDto,
+    @Res({ passthrough: true }) response: Response,
+    @Headers('if-match') ifMatch?: string,
+  ): Promise<OrderResponse> {
+    const order = await this.sandbox.simulate(
+      actor,
+      principal.companyId!,
+      id,
+      body.to,
+      versionFromIfMatch(ifMatch),
+    );
+    response.setHeader('ETag', etagOf(order.version));
+    return withCredentials(order, this.formats);
+  }
+}

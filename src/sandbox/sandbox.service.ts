@@ -1,0 +1,136 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Actor } from '../audit/actor';
+import { UnitOfWork } from '../database/unit-of-work';
+import { LogisticsRepository } from '../logistics/logistics.repository';
+import { OrderFacts } from '../logistics/order-facts';
+import type { Order } from '../orders/order.entity';
+import { OrderNotFoundError, OrderStateConflictError } from '../orders/orders.errors';
+import { OrdersRepository } from '../orders/orders.repository';
+import { assertUnchanged, type OrderWithChildren, OrdersService } from '../orders/orders.service';
+import { type SimulationStep, type SimulationTarget, simulationSteps } from './simulation';
+
+/** Where the details of what the sandbox records say that it was simulated. */
+const LOCATION = 'Sandbox';
+const DESCRIPTION = 'Simulated by the sandbox: no parcel exists.';
+
+/** The tracking number the sandbox gives a test order. */
+export const sandboxTrackingNumber = (orderId: number): string => `TEST-${orderId}`;
+
+/**
+ * The partner's sandbox (CONTRACT §4.9): moves one of its TEST orders through the lifecycle by recording, step
+ * by step, the facts logistics would report, through the same OrderFacts the logistics API uses, so the audit
+ * trail, the feed and the webhooks show what a real order produces. Each step is its own transaction with the
+ * order locked; under an Idempotency-Key they all commit together with the stored response.
+ */
+@Injectable()
+export class SandboxService {
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly orders: OrdersRepository,
+    private readonly ordersService: OrdersService,
+    private readonly facts: OrderFacts,
+    private readonly trackings: LogisticsRepository,
+  ) {}
+
+  async simulate(
+    actor: Actor,
+    companyId: number,
+    orderId: number,
+    to: SimulationTarget,
+    expectedVersion?: number,
+  ): Promise<OrderWithChildren> {
+    const steps = await this.unitOfWork.transaction(async (manager) => {
+      const order = await this.orders.findOfCompany(orderId, companyId, manager);
+      if (!order) throw new OrderNotFoundError();
+      assertUnchanged(order, expectedVersion);
+      assertTest(order);
+      return simulationSteps(order.state, to) ?? refuse(order, to);
+    });
+    for (const [index, step] of steps.entries()) {
+      const version = index === 0 ? expectedVersion : undefined;
+      if (step.from === 'TEST' && step.fact === 'cancelled') {
+        await this.ordersService.cancel(actor, companyId, orderId, version);
+        continue;
+      }
+      await this.unitOfWork.transaction(async (manager) => {
+        const order = await this.orders.lockOfCompany(manager, orderId, companyId);
+        if (!order) throw new OrderNotFoundError();
+        assertUnchanged(order, version);
+        assertTest(order);
+        if (order.state !== step.from) refuse(order, to);
+        await this.record(manager, actor, order, step);
+      });
+    }
+    return this.ordersService.get(companyId, orderId);
+  }
+
+  /** The step's fact, then the detailed status logistics reports with it. */
+  private async record(manager: EntityManager, actor: Actor, order: Order, step: SimulationStep) {
+    const now = new Date();
+    const trackingNumber = sandboxTrackingNumber(order.id);
+    let after: Order;
+    switch (step.fact) {
+      case 'sent':
+        after = await this.facts.markSent(manager, actor, order);
+        break;
+      case 'dispatched':
+        ({ order: after } = await this.facts.putTracking(manager, actor, order, trackingNumber, {
+          status: 'Dispatched',
+          statusDate: now,
+          dispatchDate: now,
+          deliveryDate: null,
+          trackingLink: null,
+        }));
+        break;
+      case 'delivered':
+        ({ order: after } = await this.facts.putTracking(manager, actor, order, trackingNumber, {
+          status: 'Delivered',
+          statusDate: now,
+          dispatchDate: await this.trackings.dispatchDateOf(manager, order.id, trackingNumber),
+          deliveryDate: now,
+          trackingLink: sandboxTrackingLink(trackingNumber),
+        }));
+        break;
+      case 'completed':
+        after = await this.facts.complete(manager, actor, order, { finalCompletionDate: now });
+        break;
+      case 'cancelled':
+        after = await this.facts.addDeliveryError(manager, actor, order, {
+          status: 'Cancelled',
+          date: now,
+          resolution: 'Cancel',
+          comment: DESCRIPTION,
+        });
+        break;
+    }
+    const delivering = step.fact === 'dispatched' || step.fact === 'delivered';
+    await this.facts.addDetailedStatus(manager, actor, after, {
+      status: STATUS_OF[step.fact],
+      statusDate: now,
+      location: LOCATION,
+      description: DESCRIPTION,
+      trackingNumber: delivering ? trackingNumber : null,
+      trackingLink: step.fact === 'delivered' ? sandboxTrackingLink(trackingNumber) : null,
+    });
+  }
+}
+
+const STATUS_OF: Record<SimulationStep['fact'], string> = {
+  sent: 'Sent to logistics',
+  dispatched: 'Dispatched',
+  delivered: 'Delivered',
+  completed: 'Completed',
+  cancelled: 'Cancelled',
+};
+
+/** A link of the reserved example.com domain: a test parcel has no tracking page. */
+const sandboxTrackingLink = (trackingNumber: string) => `https://tracking.example.com/${trackingNumber}`;
+
+function assertTest(order: Order): void {
+  if (!order.test) throw new OrderStateConflictError('Only test orders can be simulated.');
+}
+
+function refuse(order: Order, to: SimulationTarget): never {
+  throw new OrderStateConflictError(`The order is ${order.state}: the sandbox cannot move it to ${to}.`);
+}

@@ -1,0 +1,345 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { parse } from 'csv-parse/sync';
+import request from 'supertest';
+import { issueAdminToken } from './harness/cli';
+import { eventually } from './harness/eventually';
+import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
+import { type RunningService, startService } from './harness/service';
+
+type Item = Record<string, unknown> & {
+  order_id: number;
+  trackings: { tracking_number: string; delivery_date: string | null }[];
+};
+
+/** CONTRACT §4.10: the spec's scalar fields of the order in spec §2.3 order, then the export's own. */
+const COLUMNS = [
+  'order_id',
+  'order_ref',
+  'created_at',
+  'first_name',
+  'last_name',
+  'consignee',
+  'email',
+  'phone',
+  'zip',
+  'city',
+  'street',
+  'house_number',
+  'floor',
+  'door',
+  'opening_hours',
+  'product_id',
+  'product_variation_id',
+  'login',
+  'password',
+  'final_completion_date',
+  'order_type',
+  'original_order_id',
+  'serial_number',
+  'merchant_id',
+  'state',
+  'test',
+  'tracking_numbers',
+  'delivered_at',
+  'updated_at',
+];
+
+/** What a spreadsheet cell holds for a value of the list: text as is, null empty, a formula start guarded. */
+function cell(value: string | number | boolean | null | undefined): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value !== 'string') return String(value);
+  return /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/.test(value) ? `'${value}` : value;
+}
+
+/** The CSV row an item of the list must come out as. */
+function expectedRow(item: Item): Record<string, string> {
+  const delivered = item.trackings
+    .map((tracking) => tracking.delivery_date)
+    .filter((date): date is string => date !== null)
+    .sort();
+  const fields: Record<string, unknown> = {
+    ...item,
+    tracking_numbers: item.trackings.map((tracking) => tracking.tracking_number).join(' '),
+    delivered_at: delivered.at(-1) ?? null,
+  };
+  return Object.fromEntries(
+    COLUMNS.map((column) => [column, cell(fields[column] as string | number | boolean | null)]),
+  );
+}
+
+/** Supertest keeps the file as text (and the OpenAPI hook checks it as the documented string). */
+function asText(response: request.Response, done: (error: Error | null, body: string) => void): void {
+  const stream = response as unknown as IncomingMessage & { text?: string };
+  let text = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => (text += chunk));
+  stream.on('end', () => {
+    stream.text = text;
+    done(null, text);
+  });
+}
+
+describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
+  let service: RunningService;
+  let admin: string;
+  let logisticsToken: string;
+  let fixtures: Fixtures;
+  let partner: Partner;
+  let productId: number;
+
+  const api = () => request(service.url);
+  const as = (token: string) => ({ Authorization: `Bearer ${token}` });
+  const place = async (overrides: Body = {}, owner = partner): Promise<number> => {
+    const response = await api()
+      .post('/api/v2/order')
+      .set(as(owner.token))
+      .send(orderBody(productId, overrides));
+    expect(response.status).toBe(201);
+    return Number(response.body.orders[0].order_id);
+  };
+  const download = (query: string, owner = partner) =>
+    api().get(`/api/v2/orders/export?${query}`).set(as(owner.token)).buffer(true).parse(asText);
+  const csvOf = async (query: string, owner = partner) => {
+    const response = await download(`format=csv&${query}`, owner).expect(200);
+    return parse<Record<string, string>>(response.body as string, { columns: true });
+  };
+  const ndjsonOf = async (query: string, owner = partner) => {
+    const response = await download(`format=ndjson&${query}`, owner).expect(200);
+    const text = response.body as string;
+    return text === ''
+      ? []
+      : text
+          .trimEnd()
+          .split('\n')
+          .map((line) => JSON.parse(line) as Item);
+  };
+  /** Every page of the list with these filters. */
+  async function listAll(query: string, owner = partner): Promise<Item[]> {
+    const items: Item[] = [];
+    for (let page = 1; ; page += 1) {
+      const response = await api()
+        .get(`/api/v2/orders?${query}&page=${page}`)
+        .set(as(owner.token))
+        .expect(200);
+      items.push(...(response.body.data as Item[]));
+      if (response.body.links.next === null) return items;
+    }
+  }
+  /** `count` copies of an order, written straight into the database: one statement, one created_at for all. */
+  async function copies(orderId: number, count: number): Promise<void> {
+    const columns = (
+      await service.db.query(
+        `SELECT string_agg(quote_ident(column_name), ', ') AS list FROM information_schema.columns
+         WHERE table_schema = 'public' AND table_name = 'orders' AND column_name <> 'id'`,
+      )
+    ).rows[0].list as string;
+    await service.db.query(
+      `INSERT INTO orders (${columns}) SELECT ${columns} FROM orders, generate_series(1, $2) WHERE id = $1`,
+      [orderId, count],
+    );
+  }
+
+  beforeAll(async () => {
+    service = await startService({
+      env: { RATE_LIMIT_PER_MINUTE: '100000', ADMIN_RATE_LIMIT_PER_MINUTE: '100000' },
+    });
+    admin = await issueAdminToken(service.databaseUrl!);
+    fixtures = new Fixtures(service.url, admin);
+    partner = await fixtures.partner('SK');
+    productId = (await fixtures.product()).id;
+    logisticsToken = await fixtures.logisticsToken();
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('writes every order of the company as the list shows it, field by field, newest first', async () => {
+    const own = await fixtures.partner('CZ');
+    const first = await place({ order_type: 'REGULAR', floor: '2', oms_user_id: 7 }, own);
+    const second = await place({ order_type: 'EXCHANGE', original_order_id: String(first) }, own);
+    await place({ test: true }, own);
+    const logistics = (method: 'post' | 'put', path: string, body: Body = {}) =>
+      api()[method](`/api/v2/logistics/orders/${second}${path}`).set(as(logisticsToken)).send(body);
+    await logistics('post', '/sent').expect(200);
+    await logistics('put', '/trackings/PKG-A', { delivery_date: '2026-11-20T10:00' }).expect(201);
+    await logistics('put', '/trackings/PKG-B', { delivery_date: '2026-11-22T09:30' }).expect(201);
+    await api()
+      .post(`/api/v2/order/${first}/comment`)
+      .set(as(own.token))
+      .send({ partner_comment: 'Ring twice.' })
+      .expect(200);
+    await place({}, partner);
+
+    const response = await download('format=csv', own).expect(200);
+    expect(response.headers['content-type']).toBe('text/csv; charset=utf-8');
+    const today = new Date().toISOString().slice(0, 10);
+    expect(response.headers['content-disposition']).toBe(`attachment; filename="orders-${today}.csv"`);
+    const text = response.body as string;
+    expect(text.split('\r\n')[0]).toBe(COLUMNS.join(','));
+    expect(text.endsWith('\r\n')).toBe(true);
+    const rows = parse<Record<string, string>>(text, { columns: true });
+    const listed = await listAll('', own);
+    expect(listed).toHaveLength(3);
+    expect(rows).toEqual(listed.map(expectedRow));
+    expect(rows[1]).toMatchObject({ tracking_numbers: 'PKG-A PKG-B', delivered_at: '2026-11-22T09:30' });
+    expect(rows[0].login).toMatch(/^device-/);
+  });
+
+  it('quotes commas, quotes and line breaks, keeps four-byte characters, and guards formula starts', async () => {
+    const values = {
+      first_name: 'Comma, "Quoted" Anna',
+      last_name: 'Line\nbreak\r\nand CRLF',
+      consignee: '=HYPERLINK("http://evil.example","x")',
+      city: '+421 Bratislava',
+      street: '-2+3',
+      house_number: '@SUM(A1)',
+      door: '\tTabbed',
+      opening_hours: '\rReturn',
+      zip: '＝1+1',
+      merchant_id: 'Pizza 🍕 𝄞 merchant',
+    };
+    const own = await fixtures.partner('AT');
+    await place(values, own);
+    const raw = (await download('format=csv', own).expect(200)).body as string;
+    expect(raw).toContain('"Comma, ""Quoted"" Anna"');
+    expect(raw).toContain('"Line\nbreak\r\nand CRLF"');
+    expect(raw).toContain(`"'=HYPERLINK(""http://evil.example"",""x"")"`);
+    const [row] = parse<Record<string, string>>(raw, { columns: true });
+    expect(row).toMatchObject({
+      first_name: values.first_name,
+      last_name: values.last_name,
+      consignee: `'${values.consignee}`,
+      city: `'${values.city}`,
+      street: `'${values.street}`,
+      house_number: `'${values.house_number}`,
+      door: `'${values.door}`,
+      opening_hours: `'${values.opening_hours}`,
+      zip: `'${values.zip}`,
+      merchant_id: values.merchant_id,
+    });
+    const [item] = await ndjsonOf('', own);
+    expect(item).toMatchObject(values);
+  });
+
+  it('streams more orders than one batch, ties on created_at included, as NDJSON lines equal to the list items', async () => {
+    const own = await fixtures.partner('PL');
+    const original = await place({ city: 'Kraków' }, own);
+    await copies(original, 1_234);
+    await place({ order_type: 'RETURN', original_order_id: String(original) }, own);
+
+    const response = await download('format=ndjson', own).expect(200);
+    expect(response.headers['content-type']).toBe('application/x-ndjson');
+    const today = new Date().toISOString().slice(0, 10);
+    expect(response.headers['content-disposition']).toBe(`attachment; filename="orders-${today}.ndjson"`);
+    const lines = (response.body as string).trimEnd().split('\n');
+    expect(lines).toHaveLength(1_236);
+    const listed = await listAll('', own);
+    expect(lines.map((line) => JSON.parse(line) as Item)).toEqual(listed);
+    const ids = listed.map((item) => item.order_id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const rows = await csvOf('', own);
+    expect(rows.map((row) => Number(row.order_id))).toEqual(ids);
+  });
+
+  it('applies every filter of the list, and only to the company’s own orders', async () => {
+    const own = await fixtures.partner('SK');
+    const regular = await place({}, own);
+    const exchange = await place({ order_type: 'EXCHANGE', original_order_id: String(regular) }, own);
+    const test = await place({ test: true }, own);
+    await api().post(`/api/v2/logistics/orders/${regular}/sent`).set(as(logisticsToken)).expect(200);
+    await api()
+      .put(`/api/v2/logistics/orders/${regular}/trackings/FILTER-1`)
+      .set(as(logisticsToken))
+      .send({ delivery_date: '2026-11-21T10:00' })
+      .expect(201);
+    await place({}, partner);
+    const queries = [
+      'order_type=EXCHANGE',
+      'state=TEST',
+      'tracking_number=FILTER-1',
+      'delivered=true',
+      'delivered=false',
+      'delivered_from=2026-11-21&delivered_to=2026-11-21T23:59',
+      `order_id=${exchange}`,
+      `order_id=${test}&state=TEST`,
+      'created_from=2000-01-01&created_to=2999-12-31',
+      'updated_to=2000-01-01',
+    ];
+    for (const query of queries) {
+      const listed = (await listAll(query, own)).map((item) => item.order_id);
+      expect([query, (await ndjsonOf(query, own)).map((item) => item.order_id)]).toEqual([query, listed]);
+      expect([query, (await csvOf(query, own)).map((row) => Number(row.order_id))]).toEqual([query, listed]);
+    }
+    expect((await ndjsonOf('delivered=true', own)).map((item) => item.order_id)).toEqual([regular]);
+    expect((await csvOf('updated_to=2000-01-01', own)).length).toBe(0);
+    expect((await download('format=csv&updated_to=2000-01-01', own).expect(200)).body).toBe(
+      `${COLUMNS.join(',')}\r\n`,
+    );
+    expect((await download('format=ndjson&updated_to=2000-01-01', own).expect(200)).body).toBe('');
+  });
+
+  it('refuses bad filters exactly as the list does, and a missing or unknown format', async () => {
+    const bad = 'created_from=2024-02-30&order_type=&delivered=maybe&order_id=12a';
+    const listed = await api().get(`/api/v2/orders?${bad}`).set(as(partner.token)).expect(400);
+    const exported = await api()
+      .get(`/api/v2/orders/export?format=csv&${bad}`)
+      .set(as(partner.token))
+      .expect(400);
+    expect(exported.body).toEqual(listed.body);
+    expect(Object.keys(exported.body.errors as object).sort()).toEqual(
+      ['created_from', 'delivered', 'order_id', 'order_type'].sort(),
+    );
+    for (const format of ['', 'xlsx', 'CSV']) {
+      const refused = await api()
+        .get(`/api/v2/orders/export?format=${format}`)
+        .set(as(partner.token))
+        .expect(400);
+      expect(refused.body).toEqual({
+        message: 'Bad request.',
+        errors: { format: ['The format must be csv or ndjson.'] },
+      });
+    }
+    const missing = await api().get('/api/v2/orders/export').set(as(partner.token)).expect(400);
+    expect(missing.body.errors).toEqual({ format: ['The format field is required: csv or ndjson.'] });
+    await api().get('/api/v2/orders/export?format=csv').set(as(logisticsToken)).expect(403);
+    await api().get('/api/v2/orders/export?format=csv').expect(401);
+  });
+
+  it('stops reading and holds no connection once the client goes away', async () => {
+    const own = await fixtures.partner('HU');
+    await copies(await place({}, own), 20_000);
+    const exporting = `SELECT pid, state, query FROM pg_stat_activity
+      WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%created_at_exact%'
+        AND state <> 'idle'`;
+    const url = new URL('/api/v2/orders/export?format=ndjson', service.url);
+    await new Promise<void>((resolve, reject) => {
+      const call = httpRequest(url, { headers: as(own.token) }, (response) => {
+        expect(response.statusCode).toBe(200);
+        response.once('data', () => {
+          call.destroy();
+          resolve();
+        });
+      });
+      call.on('error', (error) => (call.destroyed ? undefined : reject(error)));
+      call.end();
+    });
+    // At most the batch being read when the client left finishes; after it, no export statement runs again.
+    await eventually(
+      async () => (await service.db.query(exporting)).rows.length === 0,
+      () => 'The export query is still running after the client went away',
+      10_000,
+    );
+    for (const until = Date.now() + 1_500; Date.now() < until;) {
+      expect((await service.db.query(exporting)).rows).toEqual([]);
+    }
+    const stuck = await service.db.query(
+      `SELECT count(*)::int AS count FROM pg_stat_activity
+       WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+    );
+    expect(stuck.rows[0].count).toBe(0);
+    await api().get('/api/v2/orders?per_page=1').set(as(own.token)).expect(200);
+    const logged = service.logs().filter((line) => line.msg === 'Unhandled error');
+    expect(logged).toEqual([]);
+  });
+});
