@@ -83,7 +83,9 @@ export async function openBenchServer(): Promise<BenchServer> {
       assertBenchName(copy);
       await admin(async (client) => {
         await client.query(`DROP DATABASE IF EXISTS ${copy} WITH (FORCE)`);
-        await client.query(`CREATE DATABASE ${copy} TEMPLATE ${name}`);
+        // FILE_COPY copies the files after a checkpoint instead of writing every page through the WAL: seconds
+        // instead of minutes for the 10M database.
+        await client.query(`CREATE DATABASE ${copy} TEMPLATE ${name} STRATEGY FILE_COPY`);
       });
     },
     drop: async (name) => {

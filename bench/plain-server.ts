@@ -1,13 +1,15 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { Pool } from 'pg';
+import { pageJson } from '../src/common/pagination';
 import { parseSealingKey, unseal } from '../src/common/sealed-secret';
-import { orderJsonSelect, withCredentials } from '../src/orders/order-json';
+import { orderJsonTextSelect, withCredentialsText } from '../src/orders/order-json';
 import { BENCH_COMPANY_ID } from './seed';
 
 /**
  * The ceiling of Node itself: node:http and pg answering GET /api/v2/order/{id} and GET /api/v2/order with
- * the SQL and the JSON of the service (order-json.ts), and nothing else: no framework, no authentication,
- * no rate limit, no validation, no logging. The company is fixed (the bench company).
+ * the SQL and the JSON of the service (order-json.ts: PostgreSQL's JSON text, sent as it is, with the device
+ * credentials opened and put in place), and nothing else: no framework, no authentication, no rate limit, no
+ * validation, no logging. The company is fixed (the bench company).
  */
 const PER_PAGE = 25;
 const ZONE = 'UTC';
@@ -21,13 +23,13 @@ const opener = {
   }),
 };
 
-const ONE = `SELECT ${orderJsonSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`;
-const PAGE = `SELECT ${orderJsonSelect('p', '$3', 'partner_comments')}
+const ONE = `SELECT ${orderJsonTextSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`;
+const PAGE = `SELECT ${orderJsonTextSelect('p', '$3', 'partner_comments')}
   FROM (SELECT o.* FROM orders o WHERE o.company_id = $1 ORDER BY o.created_at DESC, o.id DESC LIMIT $2) p
   ORDER BY created_at DESC, id DESC`;
 
 function send(response: ServerResponse, status: number, body: unknown): void {
-  const json = JSON.stringify(body);
+  const json = typeof body === 'string' ? body : JSON.stringify(body);
   response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
   response.end(json);
 }
@@ -38,21 +40,31 @@ async function answer(path: string, host: string, response: ServerResponse): Pro
   if (one) {
     const { rows } = await pool.query(ONE, [Number(one[1]), BENCH_COMPANY_ID, ZONE]);
     if (rows.length === 0) return send(response, 404, { message: 'Order not found.' });
-    return send(response, 200, withCredentials(rows[0], opener));
+    return send(response, 200, withCredentialsText(rows[0], opener));
   }
   if (path === '/api/v2/order') {
     const { rows } = await pool.query(PAGE, [BENCH_COMPANY_ID, PER_PAGE + 1, ZONE]);
     const base = `http://${host}${path}`;
-    return send(response, 200, {
-      data: rows.slice(0, PER_PAGE).map((row) => withCredentials(row, opener)),
-      links: {
-        first: `${base}?page=1`,
-        last: null,
-        prev: null,
-        next: rows.length > PER_PAGE ? `${base}?page=2` : null,
-      },
-      meta: { current_page: 1, from: 1, path: base, per_page: PER_PAGE, to: Math.min(rows.length, PER_PAGE) },
-    });
+    return send(
+      response,
+      200,
+      pageJson({
+        data: rows.slice(0, PER_PAGE).map((row) => withCredentialsText(row, opener)),
+        links: {
+          first: `${base}?page=1`,
+          last: null,
+          prev: null,
+          next: rows.length > PER_PAGE ? `${base}?page=2` : null,
+        },
+        meta: {
+          current_page: 1,
+          from: 1,
+          path: base,
+          per_page: PER_PAGE,
+          to: Math.min(rows.length, PER_PAGE),
+        },
+      }),
+    );
   }
   send(response, 404, { message: 'Not found.' });
 }

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..');
 const START_TIMEOUT_MS = 60_000;
+/** USER_HZ, 100 on every Linux this runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** A server under test, run as its own process so that its memory and CPU are its own. */
 export interface ServerProcess {
@@ -15,6 +17,8 @@ export interface ServerProcess {
   resetPeakRss(): void;
   /** Peak resident set size since start or the last reset, in MB (VmHWM). */
   peakRssMb(): number;
+  /** CPU time the process has used so far (user + system), in ms: what a request costs, whatever the load. */
+  cpuTimeMs(): number;
   stop(): Promise<void>;
 }
 
@@ -53,7 +57,9 @@ export async function startServer(
   child.stderr.on('data', (chunk: Buffer) => (errors = (errors + chunk.toString()).slice(-4000)));
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitUntilAnswering(baseUrl + readyPath, child, () => errors);
-  const pid = child.pid!;
+  // A server run through tsx's CLI runs in a child of the process spawned here: measure that one.
+  const [runner] = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(' ');
+  const pid = runner ? Number(runner) : child.pid!;
   return {
     name,
     baseUrl,
@@ -62,6 +68,12 @@ export async function startServer(
     peakRssMb: () => {
       const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
       return Math.round(Number(kb) / 1024);
+    },
+    cpuTimeMs: () => {
+      // Fields 14 and 15 of /proc/<pid>/stat (after the parenthesised name): utime and stime in clock ticks.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS_PER_SECOND);
     },
     stop: async () => {
       if (child.exitCode !== null) return;

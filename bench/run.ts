@@ -10,33 +10,19 @@ import {
   openBenchServer,
 } from './bench-database';
 import { type ServerProcess, startServer } from './processes';
-import { allScenarios, filterScenarios, prepareSamples, type Scenario } from './scenarios';
+import { isHello, markdown, type Measurement, targets, withReferenceRatios } from './report';
+import { allScenarios, filterScenarios, NO_SAMPLES, prepareSamples, type Scenario } from './scenarios';
 import { seedBenchDatabase } from './seed';
 
-/** Ports of the servers under test, on loopback. */
+/** Ports of the servers under test, on loopback: the app, the plain server, the bare NestJS app. */
 const APP_PORT = Number(process.env.BENCH_PORT ?? 4100);
 const PLAIN_PORT = APP_PORT + 1;
+const BARE_PORT = APP_PORT + 2;
 /** High enough that the limiter never refuses, while every request still passes through it. */
 const RATE_LIMIT = '1000000000';
 const RESULTS_DIR = join(__dirname, 'results');
 /** What the caller may set for the app under test, to compare settings: `DATABASE_POOL_SIZE=20 npm run bench`. */
 const PASSED_THROUGH = ['NODE_OPTIONS', 'DATABASE_POOL_SIZE', 'METRICS_PORT'];
-
-export interface Measurement {
-  scenario: string;
-  orders: number;
-  requestsPerSecond: number;
-  latencyP50Ms: number;
-  latencyP99Ms: number;
-  latencyAverageMs: number;
-  errors: number;
-  non2xx: number;
-  peakRssMb: number;
-  /** requests/s divided by the requests/s of the hello route measured just before, on the same app. */
-  ratioToHello: number;
-  helloRequestsPerSecond?: number;
-  loadAverage: number[];
-}
 
 interface Options {
   orders: number;
@@ -56,6 +42,7 @@ async function measure(
   options: Options,
 ): Promise<Omit<Measurement, 'ratioToHello' | 'orders'>> {
   server.resetPeakRss();
+  const cpuBefore = server.cpuTimeMs();
   const result = await autocannon({
     url: server.baseUrl,
     connections: options.connections,
@@ -78,6 +65,8 @@ async function measure(
   });
   return {
     scenario: scenario.name,
+    target: scenario.target,
+    method: scenario.method,
     requestsPerSecond: Math.round(result.requests.average),
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
@@ -85,6 +74,8 @@ async function measure(
     errors: result.errors,
     non2xx: result.non2xx,
     peakRssMb: server.peakRssMb(),
+    cpuMsPerRequest:
+      Math.round(((server.cpuTimeMs() - cpuBefore) / Math.max(1, result.requests.total)) * 1000) / 1000,
     loadAverage: loadavg().map((value) => Math.round(value * 100) / 100),
   };
 }
@@ -96,14 +87,16 @@ async function runOn(
   scenarios: (samples: Awaited<ReturnType<typeof prepareSamples>>) => Scenario[],
   options: Options,
 ): Promise<Measurement[]> {
-  // Each run writes into its own copy of the seeded database, so writes never skew a later run's reads.
+  const selected = (scenario: Scenario) =>
+    isHello(scenario.name) || !options.only || options.only.test(scenario.name);
+  // A run with writes works on its own copy of the seeded database, so writes never skew a later run's reads;
+  // a run of reads only reads the seeded database itself (a copy of 10M orders takes minutes).
+  const writes = scenarios(NO_SAMPLES).some((scenario) => scenario.method === 'POST' && selected(scenario));
   const copy = `${benchDatabaseName(orders)}_run`;
-  await bench.clone(benchDatabaseName(orders), copy);
-  const url = bench.urlOf(copy);
+  if (writes) await bench.clone(benchDatabaseName(orders), copy);
+  const url = bench.urlOf(writes ? copy : benchDatabaseName(orders));
   const samples = await prepareSamples(url);
-  const chosen = scenarios(samples).filter(
-    (scenario) => scenario.name.startsWith('hello') || !options.only || options.only.test(scenario.name),
-  );
+  const chosen = scenarios(samples).filter(selected);
   const env = {
     NODE_ENV: 'production',
     DATABASE_URL: url,
@@ -127,10 +120,11 @@ async function runOn(
       '/health/ready',
     ),
   };
-  if (chosen.some((scenario) => scenario.target === 'plain')) {
-    const tsx = require.resolve('tsx/cli');
+  const tsx = require.resolve('tsx/cli');
+  if (chosen.some((scenario) => scenario.target === 'plain'))
     servers.plain = await startServer('plain', [tsx, 'bench/plain-server.ts'], PLAIN_PORT, env, '/health');
-  }
+  if (chosen.some((scenario) => scenario.target === 'bare'))
+    servers.bare = await startServer('bare', [tsx, 'bench/bare-nest.ts'], BARE_PORT, env, '/health/live');
   try {
     const [hello, ...others] = chosen;
     const measured: Measurement[] = [];
@@ -141,7 +135,7 @@ async function runOn(
         ratioToHello: Math.round((result.requestsPerSecond / helloRps) * 1000) / 1000,
       });
       console.log(
-        `${String(orders).padStart(8)}  ${result.scenario.padEnd(42)} ${String(result.requestsPerSecond).padStart(6)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  errors ${result.errors + result.non2xx}  peak RSS ${result.peakRssMb} MB  ratio ${measured.at(-1)!.ratioToHello}`,
+        `${String(orders).padStart(8)}  ${result.scenario.padEnd(42)} ${String(result.requestsPerSecond).padStart(6)} req/s  p50 ${result.latencyP50Ms} ms  p99 ${result.latencyP99Ms} ms  errors ${result.errors + result.non2xx}  CPU ${result.cpuMsPerRequest} ms/req  peak RSS ${result.peakRssMb} MB  ratio ${measured.at(-1)!.ratioToHello}`,
       );
     };
     const helloRun = await measure(hello, servers.app!, samples.token, options);
@@ -158,7 +152,7 @@ async function runOn(
     return measured;
   } finally {
     for (const server of Object.values(servers)) await server.stop();
-    await bench.drop(copy);
+    if (writes) await bench.drop(copy);
   }
 }
 
@@ -227,7 +221,8 @@ async function main(): Promise<void> {
       ],
       options,
     );
-    const measurements = [...large, ...small];
+    const measurements = withReferenceRatios([...large, ...small]);
+    const met = targets(measurements.filter((row) => row.orders === options.orders));
     const report = {
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
@@ -239,14 +234,13 @@ async function main(): Promise<void> {
       },
       options: { ...options, only: options.only?.source },
       measurements,
+      targets: met,
       filterGrowth: growth(measurements, options),
     };
     mkdirSync(RESULTS_DIR, { recursive: true });
     const file = join(RESULTS_DIR, `bench-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-    console.log('\nratio to hello (same run, same database):');
-    for (const row of measurements)
-      console.log(`${String(row.orders).padStart(8)}  ${row.scenario.padEnd(42)} ${row.ratioToHello}`);
+    console.log(`\n${markdown(measurements, met)}`);
     console.log('\ncost growth from the small to the large database (1.0 = flat):');
     for (const row of report.filterGrowth) console.log(`  ${row.scenario.padEnd(42)} ${row.costGrowth}x`);
     console.log(`\nWrote ${file}`);

@@ -6,8 +6,8 @@ import { BENCH_COMPANY_ID } from './seed';
 /** One load pattern: a method and a path (drawn anew for every request), and a body for writes. */
 export interface Scenario {
   name: string;
-  /** Which server answers it. */
-  target: 'app' | 'plain';
+  /** Which server answers it: the app, or a reference (bench/plain-server.ts, bench/bare-nest.ts). */
+  target: 'app' | 'plain' | 'bare';
   method: 'GET' | 'POST';
   path: () => string;
   body?: () => string;
@@ -27,6 +27,15 @@ export interface Samples {
   trackingNumbers: string[];
   now: Date;
 }
+
+/** For listing the scenarios without drawing from a database: their paths and bodies are never called. */
+export const NO_SAMPLES: Samples = {
+  token: '',
+  orderIds: [],
+  editableIds: [],
+  trackingNumbers: [],
+  now: new Date(0),
+};
 
 const pick = <T>(values: T[]): T => values[Math.floor(Math.random() * values.length)];
 const day = (date: Date, plusDays: number) =>
@@ -90,6 +99,10 @@ const placement = () =>
   });
 
 const LIST = '/api/v2/order';
+export const HELLO = 'hello: GET /health/live';
+export const BARE_HELLO = 'bare NestJS: GET /health/live';
+export const PLAIN_ONE = 'plain: GET /order/{id}';
+export const PLAIN_PAGE = 'plain: GET /order page 1';
 
 /** The list filters of CONTRACT §4.2, each with values a partner would send, drawn from the data. */
 export function filterScenarios(samples: Samples): Scenario[] {
@@ -128,13 +141,14 @@ export function allScenarios(samples: Samples): Scenario[] {
     path,
   });
   return [
-    { ...get('hello: GET /health/live', 'app', () => '/health/live'), anonymous: true },
+    { ...get(HELLO, 'app', () => '/health/live'), anonymous: true },
+    { ...get(BARE_HELLO, 'bare', () => '/health/live'), anonymous: true },
     get('GET /order/{id}', 'app', () => `${LIST}/${pick(samples.orderIds)}`),
     get('GET /order page 1', 'app', () => LIST),
     ...filterScenarios(samples),
     get('GET /product', 'app', () => '/api/v2/product'),
-    get('plain: GET /order/{id}', 'plain', () => `${LIST}/${pick(samples.orderIds)}`),
-    get('plain: GET /order page 1', 'plain', () => LIST),
+    get(PLAIN_ONE, 'plain', () => `${LIST}/${pick(samples.orderIds)}`),
+    get(PLAIN_PAGE, 'plain', () => LIST),
     { name: 'POST /order', target: 'app', method: 'POST', path: () => LIST, body: placement },
     {
       name: 'POST /order with Idempotency-Key',

@@ -18,7 +18,7 @@ import {
   type ResolvedDatabase,
 } from './database/local-database';
 import { demoReminder, seedDemo } from './demo/demo-seed';
-import { createHttpLogger } from './logging/logger.options';
+import { createRequestLog } from './logging/logger.options';
 import { useHttpMetrics } from './metrics/http-metrics';
 
 /** Requests still running when SIGTERM arrives get this long to finish before the process exits anyway. */
@@ -31,9 +31,9 @@ async function createApp(
   databaseUrl: string,
   deviceCredentialsKey: Buffer,
 ): Promise<NestExpressApplication> {
-  const httpLogger = createHttpLogger(env.LOG_LEVEL, env.NODE_ENV !== 'production' && process.stdout.isTTY);
+  const requestLog = createRequestLog(env.LOG_LEVEL, env.NODE_ENV !== 'production' && process.stdout.isTTY);
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot({ env, databaseUrl, logger: httpLogger.logger, deviceCredentialsKey }),
+    AppModule.forRoot({ env, databaseUrl, logger: requestLog.logger, deviceCredentialsKey }),
     {
       bufferLogs: true,
       bodyParser: false,
@@ -44,7 +44,7 @@ async function createApp(
   // The only ETag is an order's version (CONTRACT §8), set where an order is returned; no content hashes.
   app.set('etag', false);
   useHttpMetrics(app);
-  app.use(httpLogger);
+  app.use(requestLog.middleware);
   secureHttp(app, env.CORS_ORIGINS);
   serveAdminConsole(app);
   app.use(countQueries);

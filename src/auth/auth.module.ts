@@ -7,6 +7,7 @@ import { TokensModule } from '../tokens/tokens.module';
 import { AccessGuard } from './access.guard';
 import { AuthenticationGuard } from './authentication.guard';
 import { BearerStrategy } from './bearer.strategy';
+import { RouteAccess } from './route-access';
 
 /**
  * The global guards, in this order (Nest runs them as listed): who is calling, whether their budget allows
@@ -16,6 +17,7 @@ import { BearerStrategy } from './bearer.strategy';
   imports: [PassportModule, TokensModule, RateLimitModule],
   providers: [
     BearerStrategy,
+    RouteAccess,
     { provide: APP_GUARD, useClass: AuthenticationGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
     { provide: APP_GUARD, useClass: AccessGuard },

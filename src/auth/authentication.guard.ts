@@ -1,8 +1,8 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
-import { type AuthenticatedRequest, IS_PUBLIC } from './auth.decorators';
+import type { AuthenticatedRequest } from './auth.decorators';
 import type { Principal } from './principal';
+import { RouteAccess } from './route-access';
 
 /**
  * First global guard: resolves the bearer token to a principal, or to null. It does not refuse anyone, so the
@@ -10,13 +10,12 @@ import type { Principal } from './principal';
  */
 @Injectable()
 export class AuthenticationGuard extends AuthGuard('bearer') {
-  constructor(private readonly reflector: Reflector) {
+  constructor(private readonly access: RouteAccess) {
     super();
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [context.getHandler(), context.getClass()]))
-      return true;
+    if (this.access.of(context).isPublic) return true;
     await super.canActivate(context);
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     if (request.user) request.authTokenId = request.user.tokenId;

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
 
@@ -23,10 +24,28 @@ const EXPOSED_HEADERS = [
 ];
 
 /**
+ * The headers helmet sets with these options. They do not depend on the request, so helmet runs once, at
+ * start, against a response that only records them, and every response gets the recorded list.
+ */
+function securityHeaders(): [string, string][] {
+  const headers: [string, string][] = [];
+  const recorder = {
+    setHeader: (name: string, value: string) => headers.push([name, value]),
+    removeHeader: () => undefined,
+  };
+  helmet(SECURITY_HEADERS)({} as IncomingMessage, recorder as unknown as ServerResponse, () => undefined);
+  return headers;
+}
+
+/**
  * Security headers on every response; CORS only for the origins configured (none by default: partners call
  * the API from servers, and a browser page elsewhere gets no access).
  */
 export function secureHttp(app: NestExpressApplication, corsOrigins: string[]): void {
-  app.use(helmet(SECURITY_HEADERS));
+  const headers = securityHeaders();
+  app.use((_request: IncomingMessage, response: ServerResponse, next: () => void) => {
+    for (const [name, value] of headers) response.setHeader(name, value);
+    next();
+  });
   if (corsOrigins.length > 0) app.enableCors({ origin: corsOrigins, exposedHeaders: EXPOSED_HEADERS });
 }

@@ -93,3 +93,8 @@ export function toPage<T>(rows: T[], query: PageQuery, request: Request, baseUrl
     },
   };
 }
+
+/** A page whose items are JSON text already (built by PostgreSQL), as the JSON text of the whole envelope. */
+export function pageJson(page: Page<string>): string {
+  return `{"data":[${page.data.join(',')}],"links":${JSON.stringify(page.links)},"meta":${JSON.stringify(page.meta)}}`;
+}

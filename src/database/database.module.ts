@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source-options';
 import { runPendingMigrations } from './migrations';
+import { Notifications } from './notifications';
 import { UnitOfWork } from './unit-of-work';
 
 export interface DatabaseModuleOptions {
@@ -31,8 +32,8 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [UnitOfWork],
-      exports: [UnitOfWork],
+      providers: [UnitOfWork, Notifications],
+      exports: [UnitOfWork, Notifications],
     };
   }
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { LevelWithSilent } from 'pino';
-import { type HttpLogger, pinoHttp } from 'pino-http';
+import { type Logger, pino } from 'pino';
 import prettyStream from 'pino-pretty';
 import type { LogLevel } from '../config/environment';
 
@@ -33,7 +32,8 @@ export const REDACTED_PATHS = [
   '*.login',
 ];
 
-type RoutedRequest = IncomingMessage & {
+type LoggedRequest = IncomingMessage & {
+  log?: Logger;
   route?: { path?: string };
   authTokenId?: number;
   dbQueries?: number;
@@ -46,42 +46,26 @@ export function requestId(request: IncomingMessage, response: ServerResponse): s
   return id;
 }
 
-const routeAndToken = (request: RoutedRequest) => ({
-  route: request.route?.path,
-  tokenId: request.authTokenId,
-  dbQueries: request.dbQueries,
-});
+export interface RequestLog {
+  /** The process's logger: everything logs through it, to stdout. */
+  logger: Logger;
+  /** Express middleware: the request id, the request's child logger (req.log), and its one line when it ends. */
+  middleware: (request: LoggedRequest, response: ServerResponse, next: () => void) => void;
+}
 
 /**
- * One JSON line per request: method, path, route, status, duration, request id, token id. Never headers or
- * bodies. Mounted as the first middleware, so requests the body parser rejects are logged and carry an id too.
+ * One JSON line per request: method, path, route, status, duration, request id, token id, statement count.
+ * Never headers or bodies. Mounted as the first middleware, so requests the body parser rejects are logged and
+ * carry an id too.
+ *
+ * Lines go to stdout through an asynchronous destination: a request never waits for a write, and lines written
+ * while one write is in flight leave together in the next. What is still buffered when the process exits is
+ * written synchronously on the way out (pino registers that flush on `exit`; `flush` is for an orderly stop).
  * `pretty`: one readable line per entry for a developer's terminal (pino-pretty) instead of JSON.
  */
-export function createHttpLogger(level: LogLevel, pretty = false): HttpLogger {
-  return pinoHttp<IncomingMessage, ServerResponse, never>(
-    {
-      level,
-      genReqId: requestId,
-      customAttributeKeys: { reqId: 'requestId', responseTime: 'durationMs' },
-      quietReqLogger: true,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      serializers: {
-        req: (request: { method: string; url: string }) => ({
-          method: request.method,
-          path: request.url.split('?')[0],
-        }),
-        res: (response: { statusCode: number }) => ({ status: response.statusCode }),
-      },
-      customSuccessObject: (request, _response, fields: object) => ({ ...fields, ...routeAndToken(request) }),
-      customErrorObject: (request, _response, _error, fields: object) => ({
-        ...fields,
-        ...routeAndToken(request),
-      }),
-      customLogLevel: (_request, response, error): LevelWithSilent =>
-        error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info',
-      customSuccessMessage: () => 'request completed',
-      customErrorMessage: () => 'request failed',
-    },
+export function createRequestLog(level: LogLevel, pretty = false): RequestLog {
+  const logger = pino(
+    { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
     pretty
       ? prettyStream({
           ignore: 'pid,hostname,req,res',
@@ -89,6 +73,34 @@ export function createHttpLogger(level: LogLevel, pretty = false): HttpLogger {
           singleLine: true,
           messageFormat: '{msg}{if req.method}: {req.method} {req.path} {res.status} in {durationMs} ms{end}',
         })
-      : undefined,
+      : pino.destination({ dest: 1, sync: false }),
   );
+  const middleware = (request: LoggedRequest, response: ServerResponse, next: () => void) => {
+    const startedAt = Date.now();
+    const id = requestId(request, response);
+    const log = logger.child({ requestId: id });
+    request.id = id;
+    request.log = log;
+    let logged = false;
+    const done = () => {
+      if (logged) return;
+      logged = true;
+      const status = response.statusCode;
+      const line = {
+        req: { method: request.method, path: request.url?.split('?')[0] },
+        res: { status },
+        durationMs: Date.now() - startedAt,
+        route: request.route?.path,
+        tokenId: request.authTokenId,
+        dbQueries: request.dbQueries,
+      };
+      if (status >= 500)
+        log.error({ ...line, err: new Error(`failed with status code ${status}`) }, 'request failed');
+      else log[status >= 400 ? 'warn' : 'info'](line, 'request completed');
+    };
+    response.once('finish', done);
+    response.once('close', done);
+    next();
+  };
+  return { logger, middleware };
 }

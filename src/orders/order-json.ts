@@ -29,51 +29,115 @@ export const apiDateTimeSql = (column: string, zone: string): string =>
 /**
  * SQL expression: the order of row alias `o` as a json object. `zone` is the placeholder of the service time
  * zone (`$3`); datetimes come out as YYYY-MM-DDTHH:MM in it, like every datetime of the API.
+ *
+ * Objects are `row_to_json` of a row whose columns are the keys, and arrays are joined with commas, so the text
+ * PostgreSQL returns is compact, exactly as JSON.stringify writes the same value: it can go to the client as it
+ * is (`orderJsonTextSelect`).
  */
 export function orderJsonSql(o: string, zone: string, commentsKey: 'comments' | 'partner_comments'): string {
   const at = (column: string) => apiDateTimeSql(column, zone);
-  const array = (select: string, from: string, order: string) =>
-    `(SELECT coalesce(json_agg(${select} ORDER BY ${order}), '[]'::json) FROM ${from})`;
-  return `json_build_object(
-    'order_id', ${o}.id,
-    'order_ref', ${o}.site || '-' || lpad(${o}.id::text, greatest(7, length(${o}.id::text)), '0'),
-    'created_at', ${at(`${o}.created_at`)},
-    'first_name', ${o}.first_name, 'last_name', ${o}.last_name, 'consignee', ${o}.consignee,
-    'email', ${o}.email, 'phone', ${o}.phone, 'zip', ${o}.zip, 'city', ${o}.city, 'street', ${o}.street,
-    'house_number', ${o}.house_number, 'floor', ${o}.floor, 'door', ${o}.door,
-    'opening_hours', ${o}.opening_hours, 'product_id', ${o}.product_id,
-    'product_variation_id', ${o}.product_variation_id, 'login', NULL, 'password', NULL,
-    'final_completion_date', ${at(`${o}.final_completion_date`)},
-    'order_type', ${o}.order_type, 'original_order_id', ${o}.original_order_id::text,
-    'trackings', ${array(
-      `json_build_object('status_date', ${at('t.status_date')}, 'status', t.status,
-        'dispatch_date', ${at('t.dispatch_date')}, 'delivery_date', ${at('t.delivery_date')},
-        'tracking_number', t.tracking_number, 'tracking_link', t.tracking_link)`,
-      `trackings t WHERE t.order_id = ${o}.id`,
-      't.id',
-    )},
-    'detailed_status', (SELECT json_build_object('status_date', ${at('s.status_date')}, 'status', s.status,
-        'location', s.location, 'description', s.description, 'tracking_number', s.tracking_number,
-        'tracking_link', s.tracking_link)
-      FROM detailed_statuses s WHERE s.order_id = ${o}.id ORDER BY s.status_date DESC, s.id DESC LIMIT 1),
-    'serial_number', ${o}.serial_number,
-    'delivery_errors', ${array(
-      `json_build_object('status', e.status, 'date', ${at('e.date')}, 'resolution', e.resolution,
-        'comment', e.comment)`,
-      `delivery_errors e WHERE e.order_id = ${o}.id`,
-      'e.id',
-    )},
-    'merchant_id', ${o}.merchant_id, 'state', ${o}.state,
-    'editable', ${oneOf(`${o}.state`, EDITABLE_STATES)},
-    'test', ${o}.test, 'country', ${o}.country, 'note', ${o}.note, 'details', ${o}.details,
-    'corrected_order_ID', ${o}.corrected_order_id, 'oms_user_id', ${o}.oms_user_id, 'retail', ${o}.retail,
-    'dinein', ${o}.dinein, 'shop_number', ${o}.shop_number, 'updated_at', ${at(`${o}.updated_at`)},
-    '${commentsKey}', ${array(
-      `json_build_object('id', c.id, 'partner_comment', c.partner_comment, 'user_name', c.user_name,
-        'created_at', ${at('c.created_at')}, 'updated_at', ${at('c.updated_at')})`,
-      `order_comments c WHERE c.order_id = ${o}.id`,
-      'c.id',
-    )})`;
+  const fields = (pairs: [string, string][]) =>
+    pairs.map(([key, value]) => `${value} AS "${key}"`).join(', ');
+  const array = (pairs: [string, string][], from: string, alias: string, where: string, order: string) =>
+    `(SELECT coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY ${order}) || ']', '[]')::json
+      FROM ${from} ${alias} CROSS JOIN LATERAL (SELECT ${fields(pairs)}) j WHERE ${where})`;
+  return `(SELECT row_to_json(j) FROM (SELECT ${fields([
+    ['order_id', `${o}.id`],
+    ['order_ref', `${o}.site || '-' || lpad(${o}.id::text, greatest(7, length(${o}.id::text)), '0')`],
+    ['created_at', at(`${o}.created_at`)],
+    ['first_name', `${o}.first_name`],
+    ['last_name', `${o}.last_name`],
+    ['consignee', `${o}.consignee`],
+    ['email', `${o}.email`],
+    ['phone', `${o}.phone`],
+    ['zip', `${o}.zip`],
+    ['city', `${o}.city`],
+    ['street', `${o}.street`],
+    ['house_number', `${o}.house_number`],
+    ['floor', `${o}.floor`],
+    ['door', `${o}.door`],
+    ['opening_hours', `${o}.opening_hours`],
+    ['product_id', `${o}.product_id`],
+    ['product_variation_id', `${o}.product_variation_id`],
+    ['login', 'NULL::text'],
+    ['password', 'NULL::text'],
+    ['final_completion_date', at(`${o}.final_completion_date`)],
+    ['order_type', `${o}.order_type`],
+    ['original_order_id', `${o}.original_order_id::text`],
+    [
+      'trackings',
+      array(
+        [
+          ['status_date', at('t.status_date')],
+          ['status', 't.status'],
+          ['dispatch_date', at('t.dispatch_date')],
+          ['delivery_date', at('t.delivery_date')],
+          ['tracking_number', 't.tracking_number'],
+          ['tracking_link', 't.tracking_link'],
+        ],
+        'trackings',
+        't',
+        `t.order_id = ${o}.id`,
+        't.id',
+      ),
+    ],
+    [
+      'detailed_status',
+      `(SELECT row_to_json(j) FROM detailed_statuses s CROSS JOIN LATERAL (SELECT ${fields([
+        ['status_date', at('s.status_date')],
+        ['status', 's.status'],
+        ['location', 's.location'],
+        ['description', 's.description'],
+        ['tracking_number', 's.tracking_number'],
+        ['tracking_link', 's.tracking_link'],
+      ])}) j WHERE s.order_id = ${o}.id ORDER BY s.status_date DESC, s.id DESC LIMIT 1)`,
+    ],
+    ['serial_number', `${o}.serial_number`],
+    [
+      'delivery_errors',
+      array(
+        [
+          ['status', 'e.status'],
+          ['date', at('e.date')],
+          ['resolution', 'e.resolution'],
+          ['comment', 'e.comment'],
+        ],
+        'delivery_errors',
+        'e',
+        `e.order_id = ${o}.id`,
+        'e.id',
+      ),
+    ],
+    ['merchant_id', `${o}.merchant_id`],
+    ['state', `${o}.state`],
+    ['editable', oneOf(`${o}.state`, EDITABLE_STATES)],
+    ['test', `${o}.test`],
+    ['country', `${o}.country`],
+    ['note', `${o}.note`],
+    ['details', `${o}.details`],
+    ['corrected_order_ID', `${o}.corrected_order_id`],
+    ['oms_user_id', `${o}.oms_user_id`],
+    ['retail', `${o}.retail`],
+    ['dinein', `${o}.dinein`],
+    ['shop_number', `${o}.shop_number`],
+    ['updated_at', at(`${o}.updated_at`)],
+    [
+      commentsKey,
+      array(
+        [
+          ['id', 'c.id'],
+          ['partner_comment', 'c.partner_comment'],
+          ['user_name', 'c.user_name'],
+          ['created_at', at('c.created_at')],
+          ['updated_at', at('c.updated_at')],
+        ],
+        'order_comments',
+        'c',
+        `c.order_id = ${o}.id`,
+        'c.id',
+      ),
+    ],
+  ])}) j)`;
 }
 
 /** The select list of an order read: the object, then the columns it leaves out or that travel beside it. */
@@ -83,6 +147,36 @@ export function orderJsonSelect(
   commentsKey: 'comments' | 'partner_comments',
 ): string {
   return `${orderJsonSql(o, zone, commentsKey)} AS body, ${o}.login, ${o}.password, ${o}.version, ${o}.company_id`;
+}
+
+/** The same, with the object as the text PostgreSQL wrote, for a response that sends it as it is. */
+export function orderJsonTextSelect(
+  o: string,
+  zone: string,
+  commentsKey: 'comments' | 'partner_comments',
+): string {
+  return `${orderJsonSql(o, zone, commentsKey)}::text AS body, ${o}.login, ${o}.password, ${o}.version, ${o}.company_id`;
+}
+
+/** An order as its JSON text (orderJsonTextSelect). */
+export type OrderJsonTextRow = Omit<OrderJsonRow, 'body'> & { body: string };
+
+/**
+ * Where the credentials go in the text: the object has exactly this once, as keys, and before any value a
+ * partner wrote (a quote inside a string value is always escaped, so no value can contain it).
+ */
+const CREDENTIALS_PLACEHOLDER = '"login":null,"password":null';
+
+/** The response body as JSON text: PostgreSQL's, with the device credentials opened and put in place. */
+export function withCredentialsText(
+  row: OrderJsonTextRow,
+  formats: Pick<ApiFormats, 'deviceCredentials'>,
+): string {
+  const { login, password } = formats.deviceCredentials(row);
+  return row.body.replace(
+    CREDENTIALS_PLACEHOLDER,
+    () => `"login":${JSON.stringify(login)},"password":${JSON.stringify(password)}`,
+  );
 }
 
 /** The response body: the object PostgreSQL built, with the device credentials opened and put in place. */

@@ -16,7 +16,7 @@ import { ApiFormats } from '../common/api-formats';
 import { idParam } from '../common/id-param.pipe';
 import { IfMatchVersion, setVersionEtag } from '../common/if-match';
 import { ApiErrorResponses, ApiPageResponse, ETAG_HEADER } from '../common/openapi.decorators';
-import { type Page, pageWindow } from '../common/pagination';
+import { pageJson, pageWindow } from '../common/pagination';
 import { ListOrdersQuery } from './dto/list-orders.query';
 import {
   OrderListItemResponse,
@@ -27,7 +27,7 @@ import {
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { PlaceOrderDto } from './dto/place-order.dto';
 import { UpdateOrderDto } from './dto/update-order.dto';
-import { withCredentials } from './order-json';
+import { withCredentialsText } from './order-json';
 import { toOrderFilter } from './order-filter';
 import { OrderNotFoundError } from './orders.errors';
 import { OrdersService } from './orders.service';
@@ -75,7 +75,10 @@ export class OrdersController {
     return { message: 'Order created.', orders: [toOrderSummary(order, 'string')] };
   }
 
-  /** The company's orders, newest first, 25 at most per page; filters combine with AND. */
+  /**
+   * The company's orders, newest first, 25 at most per page; filters combine with AND. The orders' JSON is
+   * PostgreSQL's, sent as it is (order-json.ts).
+   */
   @Get('order')
   @ApiOperation({ operationId: 'listOrders', summary: 'List orders' })
   @ApiPageResponse(OrderListItemResponse)
@@ -84,7 +87,8 @@ export class OrdersController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListOrdersQuery,
     @Req() request: Request,
-  ): Promise<Page<OrderListItemResponse>> {
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
     const { offset, limit } = pageWindow(query);
     const rows = await this.orders.list(
       principal.companyId!,
@@ -92,11 +96,13 @@ export class OrdersController {
       offset,
       limit,
     );
-    return this.formats.page(
-      rows.map((row) => withCredentials(row, this.formats)),
+    const page = this.formats.page(
+      rows.map((row) => withCredentialsText(row, this.formats)),
       query,
       request,
     );
+    response.type('application/json');
+    return pageJson(page);
   }
 
   /** The same list at the path the spec's examples also use (spec §4.2). */
@@ -108,8 +114,9 @@ export class OrdersController {
     @CurrentPrincipal() principal: Principal,
     @Query() query: ListOrdersQuery,
     @Req() request: Request,
-  ): Promise<Page<OrderListItemResponse>> {
-    return this.list(principal, query, request);
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
+    return this.list(principal, query, request, response);
   }
 
   /**
@@ -124,10 +131,11 @@ export class OrdersController {
     @CurrentPrincipal() principal: Principal,
     @Param('id', orderIdParam()) id: number,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<OrderResponse> {
-    const order = await this.orders.get(principal.companyId!, id);
+  ): Promise<string> {
+    const order = await this.orders.getText(principal.companyId!, id);
     setVersionEtag(response, order.version);
-    return withCredentials(order, this.formats);
+    response.type('application/json');
+    return withCredentialsText(order, this.formats);
   }
 
   /** Changes an order that has not been sent to logistics (state PLACED or TEST); 409 afterwards. */

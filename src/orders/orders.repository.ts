@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { ApiFormats } from '../common/api-formats';
 import { DeviceCredentials } from '../common/device-credentials';
-import type { OrderListItemResponse, OrderResponse } from './dto/order.response';
-import { type OrderJsonRow, orderJsonSelect } from './order-json';
+import type { OrderResponse } from './dto/order.response';
+import { type OrderJsonRow, orderJsonSelect, type OrderJsonTextRow, orderJsonTextSelect } from './order-json';
 import type { OrderState, OrderType } from './order-state';
 import { Order } from './order.entity';
 
@@ -73,6 +73,15 @@ export class OrdersRepository {
     return rows[0] ?? null;
   }
 
+  /** The same as its response text, to be sent as it is. */
+  async findJsonTextOfCompany(id: number, companyId: number): Promise<OrderJsonTextRow | null> {
+    const rows: OrderJsonTextRow[] = await this.dataSource.query(
+      `SELECT ${orderJsonTextSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
+      [id, companyId, this.formats.timeZone],
+    );
+    return rows[0] ?? null;
+  }
+
   /** Logistics works across companies: any order by id, as its response object. */
   async findJsonById(id: number): Promise<OrderJsonRow<OrderResponse> | null> {
     const rows: OrderJsonRow<OrderResponse>[] = await this.dataSource.query(
@@ -89,7 +98,13 @@ export class OrdersRepository {
       .where('o.state = :state AND o.test = false', { state })
       .orderBy('o.created_at', 'ASC')
       .addOrderBy('o.id', 'ASC');
-    return this.pageAsJson(page, offset, limit, 'comments', 'created_at ASC, id ASC');
+    return this.pageAsJson(
+      page,
+      offset,
+      limit,
+      (zone) => orderJsonSelect('p', zone, 'comments'),
+      'created_at ASC, id ASC',
+    );
   }
 
   async update(manager: EntityManager, id: number, values: Partial<Order>): Promise<void> {
@@ -105,15 +120,19 @@ export class OrdersRepository {
     return this.update(manager, id, {});
   }
 
-  /** Newest first (created_at, then id); one statement, every filter backed by an index starting with company_id. */
-  list(
-    companyId: number,
-    filter: OrderFilter,
-    offset: number,
-    limit: number,
-  ): Promise<OrderJsonRow<OrderListItemResponse>[]> {
+  /**
+   * Newest first (created_at, then id); one statement, every filter backed by an index starting with company_id.
+   * Each order comes as its response text, to be sent as it is.
+   */
+  list(companyId: number, filter: OrderFilter, offset: number, limit: number): Promise<OrderJsonTextRow[]> {
     const query = this.filtered(companyId, filter).orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'DESC');
-    return this.pageAsJson(query, offset, limit, 'partner_comments', 'created_at DESC, id DESC');
+    return this.pageAsJson(
+      query,
+      offset,
+      limit,
+      (zone) => orderJsonTextSelect('p', zone, 'partner_comments'),
+      'created_at DESC, id DESC',
+    );
   }
 
   /** The company's orders that pass the filter (alias `o`), unordered: the list's and the export's query. */
@@ -157,17 +176,18 @@ export class OrdersRepository {
    * One statement: the page of orders the query selects, each built into its response object (children
    * included) by PostgreSQL for the page's rows only.
    */
-  private async pageAsJson<Body extends OrderResponse | OrderListItemResponse>(
+  private async pageAsJson<Row>(
     page: SelectQueryBuilder<Order>,
     offset: number,
     limit: number,
-    commentsKey: 'comments' | 'partner_comments',
+    select: (zone: string) => string,
     order: string,
-  ): Promise<OrderJsonRow<Body>[]> {
+  ): Promise<Row[]> {
     const [sql, parameters] = page.select('o.*').offset(offset).limit(limit).getQueryAndParameters();
-    return this.dataSource.query(
-      `SELECT ${orderJsonSelect('p', `$${parameters.length + 1}`, commentsKey)} FROM (${sql}) p ORDER BY ${order}`,
-      [...(parameters as unknown[]), this.formats.timeZone],
-    );
+    const zone = `$${parameters.length + 1}`;
+    return this.dataSource.query(`SELECT ${select(zone)} FROM (${sql}) p ORDER BY ${order}`, [
+      ...(parameters as unknown[]),
+      this.formats.timeZone,
+    ]);
   }
 }

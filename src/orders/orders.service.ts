@@ -8,9 +8,9 @@ import { fieldError } from '../common/domain-error';
 import { UnitOfWork } from '../database/unit-of-work';
 import { EventsService } from '../events/events.service';
 import { orderEvents } from '../events/order-events';
-import type { OrderListItemResponse, OrderResponse } from './dto/order.response';
+import type { OrderResponse } from './dto/order.response';
 import { PLACEMENT_FIELDS, type PlacementField } from './dto/place-order.dto';
-import type { OrderJsonRow } from './order-json';
+import type { OrderJsonRow, OrderJsonTextRow } from './order-json';
 import { changedFields, type OrderFieldValues, toFieldValues, toStoredFields } from './order-fields';
 import { canTransition, isEditable, type OrderState } from './order-state';
 import type { Order } from './order.entity';
@@ -27,7 +27,7 @@ export function assertUnchanged(order: Order, expectedVersion: number | undefine
     throw new OrderChangedError(order.version);
 }
 
-function found(order: OrderWithChildren | null): OrderWithChildren {
+function found<Row>(order: Row | null): Row {
   if (!order) throw new OrderNotFoundError();
   return order;
 }
@@ -154,8 +154,14 @@ export class OrdersService {
     });
   }
 
+  /** The company's order as its response object (another company's order is a missing one). */
   async get(companyId: number, orderId: number): Promise<OrderWithChildren> {
     return found(await this.orders.findJsonOfCompany(orderId, companyId));
+  }
+
+  /** The same as its response text, to be sent as it is. */
+  async getText(companyId: number, orderId: number): Promise<OrderJsonTextRow> {
+    return found(await this.orders.findJsonTextOfCompany(orderId, companyId));
   }
 
   /** Any company's order (logistics). */
@@ -169,12 +175,7 @@ export class OrdersService {
   }
 
   /** A page of the company's orders with their arrays: one statement whatever the page size. */
-  list(
-    companyId: number,
-    filter: OrderFilter,
-    offset: number,
-    limit: number,
-  ): Promise<OrderJsonRow<OrderListItemResponse>[]> {
+  list(companyId: number, filter: OrderFilter, offset: number, limit: number): Promise<OrderJsonTextRow[]> {
     return this.orders.list(companyId, filter, offset, limit);
   }
 

@@ -4,6 +4,9 @@ import { DataSource, type EntityManager, In } from 'typeorm';
 import { ProductVariation } from './product-variation.entity';
 import { Product } from './product.entity';
 
+/** PostgreSQL channel on which every product write tells each instance to forget the products it keeps. */
+export const PRODUCTS_CHANGED_CHANNEL = 'products_changed';
+
 @Injectable()
 export class ProductsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -27,6 +30,11 @@ export class ProductsRepository {
     changes: Partial<Pick<Product, 'name' | 'active'>>,
   ): Promise<void> {
     await manager.update(Product, { id }, changes);
+  }
+
+  /** Delivered to every instance when the writing transaction commits. */
+  async notifyChanged(manager: EntityManager): Promise<void> {
+    await manager.query('SELECT pg_notify($1, $2)', [PRODUCTS_CHANGED_CHANNEL, '']);
   }
 
   findById(id: number, manager: EntityManager = this.dataSource.manager): Promise<Product | null> {

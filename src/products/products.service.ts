@@ -1,14 +1,15 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Actor } from '../audit/actor';
 import { AuditService } from '../audit/audit.service';
 import { groupBy } from '../common/group-by';
+import { Notifications } from '../database/notifications';
 import type { ProductVariation } from './product-variation.entity';
 import type { Product } from './product.entity';
 import { ProductNotFoundError } from './products.errors';
-import { ProductsRepository } from './products.repository';
+import { PRODUCTS_CHANGED_CHANNEL, ProductsRepository } from './products.repository';
 
 export interface ProductWithVariations {
   product: Product;
@@ -27,18 +28,37 @@ export interface NewProduct {
  */
 export const PRODUCT_CACHE_MS = 5_000;
 
+/** Pages of the active products an instance keeps (GET /product): a catalogue of a few dozen is one or two. */
+const CATALOGUE_PAGES = 100;
+
 @Injectable()
-export class ProductsService {
+export class ProductsService implements OnModuleInit {
   private readonly orderable = new LRUCache<number, ProductWithVariations>({
     max: 1_000,
     ttl: PRODUCT_CACHE_MS,
+  });
+  /**
+   * The active products by page (`offset:limit`), served from memory: every product write, on any instance,
+   * notifies on commit and every instance forgets them. While notifications are not arriving (the listening
+   * connection is down), pages are read from the database.
+   */
+  private readonly catalogue = new LRUCache<string, Promise<ProductWithVariations[]>>({
+    max: CATALOGUE_PAGES,
   });
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly products: ProductsRepository,
     private readonly audit: AuditService,
+    private readonly notifications: Notifications,
   ) {}
+
+  onModuleInit(): Promise<void> {
+    return this.notifications.subscribe(PRODUCTS_CHANGED_CHANNEL, {
+      notified: () => this.forget(),
+      missed: () => this.forget(),
+    });
+  }
 
   create(actor: Actor, input: NewProduct): Promise<ProductWithVariations> {
     return this.write((manager) => this.insert(manager, actor, input));
@@ -85,10 +105,17 @@ export class ProductsService {
     });
   }
 
-  /** A page of active products with their variations: two statements whatever the page size. */
-  async listActive(offset: number, limit: number): Promise<ProductWithVariations[]> {
-    const products = await this.products.listActive(offset, limit);
-    return this.withVariations(products);
+  /** A page of active products with their variations: from memory, else two statements whatever the page size. */
+  listActive(offset: number, limit: number): Promise<ProductWithVariations[]> {
+    if (!this.notifications.listening) return this.readActive(offset, limit);
+    const key = `${offset}:${limit}`;
+    let page = this.catalogue.get(key);
+    if (!page) {
+      page = this.readActive(offset, limit);
+      this.catalogue.set(key, page);
+      page.catch(() => this.catalogue.get(key) === page && this.catalogue.delete(key));
+    }
+    return page;
   }
 
   /** A page of every product, inactive ones too, with their variations: two statements whatever the page size. */
@@ -107,9 +134,24 @@ export class ProductsService {
     return orderable;
   }
 
-  /** A product write in one transaction; this instance forgets what it remembered about products. */
+  /** A product write in one transaction, announced to every instance; this one forgets its products at once. */
   private write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction(work).finally(() => this.orderable.clear());
+    return this.dataSource
+      .transaction(async (manager) => {
+        const result = await work(manager);
+        await this.products.notifyChanged(manager);
+        return result;
+      })
+      .finally(() => this.forget());
+  }
+
+  private forget(): void {
+    this.orderable.clear();
+    this.catalogue.clear();
+  }
+
+  private async readActive(offset: number, limit: number): Promise<ProductWithVariations[]> {
+    return this.withVariations(await this.products.listActive(offset, limit));
   }
 
   private async insert(

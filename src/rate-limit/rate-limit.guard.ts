@@ -6,22 +6,29 @@ import {
   InjectThrottlerStorage,
   ThrottlerGuard,
   type ThrottlerModuleOptions,
-  type ThrottlerRequest,
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { Response } from 'express';
-import { type AuthenticatedRequest, IS_PUBLIC } from '../auth/auth.decorators';
+import type { AuthenticatedRequest } from '../auth/auth.decorators';
+import { RouteAccess } from '../auth/route-access';
 import { DomainError } from '../common/domain-error';
 import type { Environment } from '../config/environment';
+import { WINDOW_MS } from './rate-limit.module';
+
+const THROTTLER_NAME = 'default';
 
 /**
  * One budget per token across every route (per client IP for requests without a valid token), instead of the
  * throttler's default of per IP and per route handler. Sets X-RateLimit-Limit/-Remaining/-Reset on every
  * limited response and Retry-After on the 429, whose body the exception filter writes.
  * If the counter store (Redis) cannot be reached, requests are let through rather than refused.
+ *
+ * There is one limit, the same for every route, so a request costs one counter increment: none of the
+ * throttler's per-route metadata look-ups (skip, limit, ttl, block duration, tracker, key) apply.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
+  private readonly limit: number;
   /** Admin tokens have their own, higher budget (ADMIN_RATE_LIMIT_PER_MINUTE). */
   private readonly adminLimit: number;
 
@@ -30,38 +37,23 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     config: ConfigService<Environment, true>,
+    private readonly access: RouteAccess,
   ) {
     super(options, storage, reflector);
+    this.limit = config.get('RATE_LIMIT_PER_MINUTE', { infer: true });
     this.adminLimit = config.get('ADMIN_RATE_LIMIT_PER_MINUTE', { infer: true });
   }
 
-  override shouldSkip(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    return Promise.resolve(this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) ?? false);
-  }
-
-  protected override async handleRequest({
-    context,
-    limit,
-    ttl,
-    throttler,
-    blockDuration,
-  }: ThrottlerRequest): Promise<boolean> {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (this.access.of(context).isPublic) return true;
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const response = context.switchToHttp().getResponse<Response>();
     const principal = request.user;
-    const admin = principal?.role === 'admin';
-    const budget = admin ? this.adminLimit : limit;
+    const budget = principal?.role === 'admin' ? this.adminLimit : this.limit;
     const key = principal ? `roa:rate:token:${principal.tokenId}` : `roa:rate:ip:${request.ip ?? 'unknown'}`;
     let record;
     try {
-      record = await this.storageService.increment(
-        key,
-        ttl,
-        budget,
-        blockDuration,
-        throttler.name ?? 'default',
-      );
+      record = await this.storageService.increment(key, WINDOW_MS, budget, WINDOW_MS, THROTTLER_NAME);
     } catch (error) {
       this.logger.warn(`Rate-limit store unavailable, request allowed: ${(error as Error).message}`);
       return true;

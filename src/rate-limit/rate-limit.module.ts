@@ -3,11 +3,14 @@ import { ConfigService } from '@nestjs/config';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type { Environment } from '../config/environment';
+import { FixedWindowStorage } from './fixed-window-storage';
 
-const WINDOW_MS = 60_000;
+/** One budget per minute (RATE_LIMIT_PER_MINUTE); a token over it is refused for the rest of the minute. */
+export const WINDOW_MS = 60_000;
 
 /**
- * Counters live in Redis when REDIS_URL is set, so every instance draws on one budget; otherwise in memory.
+ * Counters live in Redis when REDIS_URL is set, so every instance draws on one budget; otherwise in memory,
+ * counted the same way.
  * The Redis client fails fast (no offline queue, one retry) so a Redis outage never stalls requests.
  */
 @Module({
@@ -26,7 +29,7 @@ const WINDOW_MS = 60_000;
                 maxRetriesPerRequest: 1,
                 connectTimeout: 1_000,
               })
-            : undefined,
+            : new FixedWindowStorage(),
         };
       },
     }),

@@ -1,13 +1,13 @@
-import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { PinoLogger } from 'nestjs-pino';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import type { Actor } from '../audit/actor';
 import { AuditService } from '../audit/audit.service';
 import type { Principal, Role } from '../auth/principal';
 import { CompaniesRepository } from '../companies/companies.repository';
 import { fieldError } from '../common/domain-error';
+import { Notifications } from '../database/notifications';
 import type { ApiToken } from './api-token.entity';
 import { hashSecret, issueSecret, looksLikeToken } from './token-secret';
 import { TokenNotFoundError } from './tokens.errors';
@@ -20,7 +20,6 @@ import { TOKEN_REVOKED_CHANNEL, TokensRepository } from './tokens.repository';
  * cached expires_at, so it is exact.
  */
 export const TOKEN_CACHE_MS = 5_000;
-const LISTENER_RETRY_MS = 1_000;
 const TOKEN_CACHE_MAX_ENTRIES = 10_000;
 /** last_used_at is precise to this much, so that using a token is not a database write per request. */
 const LAST_USED_PRECISION_MS = 60_000;
@@ -33,59 +32,27 @@ export interface IssueTokenInput {
 }
 
 @Injectable()
-export class TokensService implements OnModuleInit, OnModuleDestroy {
+export class TokensService implements OnModuleInit {
   private readonly cache = new Map<string, { token: ApiToken; fetchedAt: number }>();
   private readonly lastUsedWrites = new Map<number, number>();
-  private listener?: Client;
-  private stopped = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly tokens: TokensRepository,
     private readonly companies: CompaniesRepository,
     private readonly audit: AuditService,
+    private readonly notifications: Notifications,
     private readonly logger: PinoLogger,
   ) {
     this.logger.setContext(TokensService.name);
   }
 
+  /** Every instance forgets a revoked token's cached lookup at once (TokensRepository.markRevoked notifies). */
   onModuleInit(): Promise<void> {
-    return this.listenForRevocations();
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    await this.listener?.end().catch(() => undefined);
-  }
-
-  /** One connection per instance LISTENs for revocations; it reconnects by itself if the database goes away. */
-  private async listenForRevocations(): Promise<void> {
-    if (this.stopped) return;
-    const { url } = this.dataSource.options as { url?: string };
-    const client = new Client({
-      connectionString: url,
-      application_name: 'restaurant-orders-api:listener',
-      connectionTimeoutMillis: 2_000,
+    return this.notifications.subscribe(TOKEN_REVOKED_CHANNEL, {
+      notified: (hash) => this.cache.delete(hash),
+      missed: () => this.cache.clear(),
     });
-    let failed = false;
-    const retry = () => {
-      if (failed) return;
-      failed = true;
-      this.cache.clear();
-      if (this.listener === client) this.listener = undefined;
-      client.end().catch(() => undefined);
-      if (!this.stopped) setTimeout(() => void this.listenForRevocations(), LISTENER_RETRY_MS).unref();
-    };
-    client.on('notification', (message) => message.payload && this.cache.delete(message.payload));
-    client.on('error', retry);
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${TOKEN_REVOKED_CHANNEL}`);
-      this.listener = client;
-    } catch (error) {
-      this.logger.warn({ err: error }, 'Cannot listen for token revocations yet; retrying');
-      retry();
-    }
   }
 
   /** Issues a token; the returned `token` is the only time its secret exists outside the caller's hands. */
