@@ -156,7 +156,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * Lists every product, inactive ones too
+     * @description Every product by id, with its variations and whether it is active (partners see only active ones).
+     */
+    get: operations['listAdminProducts'];
     put?: never;
     /**
      * Create a product
@@ -218,7 +222,8 @@ export interface paths {
     };
     /**
      * List orders
-     * @description The company's orders, newest first, 25 at most per page; filters combine with AND.
+     * @description The company's orders, newest first, 25 at most per page; filters combine with AND. The orders' JSON is
+     *     PostgreSQL's, sent as it is (order-json.ts).
      */
     get: operations['listOrders'];
     put?: never;
@@ -562,6 +567,26 @@ export interface paths {
     get: operations['listWebhookDeliveries'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/admin/webhooks/{id}/deliveries/{deliveryId}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sends a failed delivery again now
+     * @description Sends a failed (given-up) delivery again at once, with the same `webhook-id` and a fresh `webhook-timestamp` and `webhook-signature`, and answers with the delivery, the new attempt last in its log. If that attempt fails too, the delivery is retried with backoff until its event is 24 hours old, then given up again. Refused with 409: a delivery that succeeded; one still pending (the dispatcher retries it on its own and may be sending it this instant); one whose endpoint was deleted or answered 410 Gone. Another endpoint's delivery is 404.
+     */
+    post: operations['retryWebhookDelivery'];
     delete?: never;
     options?: never;
     head?: never;
@@ -917,6 +942,24 @@ export interface components {
       links: components['schemas']['PageLinks'];
       meta: components['schemas']['PageMeta'];
     };
+    AdminProductResponse: {
+      /**
+       * Format: int32
+       * @example 2
+       */
+      id: number;
+      /** @example POS terminal */
+      name: string;
+      /** @description Orders for a product with variations must name one of them. */
+      variations: components['schemas']['VariationResponse'][];
+      /** @example true */
+      active: boolean;
+    };
+    AdminProductPage: {
+      data: components['schemas']['AdminProductResponse'][];
+      links: components['schemas']['PageLinks'];
+      meta: components['schemas']['PageMeta'];
+    };
     CreateVariationDto: {
       /** @example Large */
       name: string;
@@ -936,19 +979,6 @@ export interface components {
        *     ]
        */
       variations?: components['schemas']['CreateVariationDto'][];
-    };
-    AdminProductResponse: {
-      /**
-       * Format: int32
-       * @example 2
-       */
-      id: number;
-      /** @example POS terminal */
-      name: string;
-      /** @description Orders for a product with variations must name one of them. */
-      variations: components['schemas']['VariationResponse'][];
-      /** @example true */
-      active: boolean;
     };
     UpdateProductDto: {
       /** @description A new name. */
@@ -2530,6 +2560,20 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
@@ -2539,6 +2583,20 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -2860,6 +2918,20 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
@@ -2869,6 +2941,20 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -2963,6 +3049,31 @@ export interface operations {
           'application/json': components['schemas']['TokenResponse'];
         };
       };
+      /** @description Malformed JSON, or JSON nested deeper than 32 levels (`errors.body`). */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "body": [
+           *           "Nested too deeply."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
@@ -3018,6 +3129,48 @@ export interface operations {
           /**
            * @example {
            *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -3407,6 +3560,164 @@ export interface operations {
       };
     };
   };
+  listAdminProducts: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Results per page. */
+        per_page?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page, in the simple-pagination envelope. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminProductPage'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
   createProduct: {
     parameters: {
       query?: never;
@@ -3499,6 +3810,20 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
@@ -3508,6 +3833,20 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -3691,6 +4030,20 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
@@ -3700,6 +4053,20 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -3883,6 +4250,20 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
@@ -3892,6 +4273,20 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -4248,6 +4643,20 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
@@ -4277,6 +4686,20 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -4830,6 +5253,20 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
@@ -4879,6 +5316,20 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -5097,6 +5548,20 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
@@ -5132,6 +5597,34 @@ export interface operations {
           /**
            * @example {
            *       "message": "The order has changed since you read it (it is now at version 4): read it again."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -5528,6 +6021,20 @@ export interface operations {
           'application/json': components['schemas']['CommentOrderNotFoundBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
@@ -5557,6 +6064,20 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -5922,6 +6443,20 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
@@ -5957,6 +6492,34 @@ export interface operations {
           /**
            * @example {
            *       "message": "The order has changed since you read it (it is now at version 4): read it again."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -6164,6 +6727,20 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
@@ -6213,6 +6790,20 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -6401,6 +6992,20 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
@@ -6450,6 +7055,20 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -6638,6 +7257,20 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
@@ -6687,6 +7320,20 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -6875,6 +7522,20 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
@@ -6924,6 +7585,20 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -7418,6 +8093,48 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
@@ -7507,6 +8224,31 @@ export interface operations {
           'application/json': components['schemas']['WebhookResponse'];
         };
       };
+      /** @description Malformed JSON, or JSON nested deeper than 32 levels (`errors.body`). */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "body": [
+           *           "Nested too deeply."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
@@ -7562,6 +8304,48 @@ export interface operations {
           /**
            * @example {
            *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -7811,6 +8595,246 @@ export interface operations {
       };
     };
   };
+  retryWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook endpoint. */
+        id: number;
+        /** @description A delivery of this endpoint, as its delivery log lists it. */
+        deliveryId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The delivery after the new attempt. */
+      200: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryResponse'];
+        };
+      };
+      /** @description Malformed JSON, or JSON nested deeper than 32 levels (`errors.body`). */
+      400: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "body": [
+           *           "Nested too deeply."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route. */
+      403: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
+      409: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Order can no longer be updated: it has been sent to logistics."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
   simulateOrder: {
     parameters: {
       query?: never;
@@ -7932,6 +8956,20 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
@@ -7981,6 +9019,20 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
