@@ -57,7 +57,7 @@ describe('the generated TypeScript client', () => {
       called.add(`${request.method} ${schemaPath}`);
       const contract = await contractFor(service.url);
       const text = await response.clone().text();
-      const json = response.headers.get('content-type')?.includes('json') && text;
+      const json = response.headers.get('content-type')?.startsWith('application/json') && text;
       const mismatch =
         contract.check({
           method: request.method,
@@ -316,6 +316,10 @@ describe('the generated TypeScript client', () => {
         body: { name: 'Black' },
       }),
     );
+    const products = await ok(admin.GET('/api/v2/admin/products', { params: { query: { per_page: 25 } } }));
+    expect(
+      products.data.data.find(({ id }) => id === product.id)?.variations.map(({ name }) => name),
+    ).toEqual(['Black']);
 
     const webhook = await ok(
       admin.POST('/api/v2/admin/webhooks', {
@@ -327,6 +331,11 @@ describe('the generated TypeScript client', () => {
     await ok(
       admin.GET('/api/v2/admin/webhooks/{id}/deliveries', { params: { path: { id: webhook.data.id } } }),
     );
+    // No event has happened since it was registered: there is no delivery to send again.
+    const retry = await admin.POST('/api/v2/admin/webhooks/{id}/deliveries/{deliveryId}/retry', {
+      params: { path: { id: webhook.data.id, deliveryId: 1 } },
+    });
+    expect(retry.response.status).toBe(404);
     await ok(admin.DELETE('/api/v2/admin/webhooks/{id}', { params: { path: { id: webhook.data.id } } }));
 
     expect((await ok(admin.GET('/health/live', {}))).data.status).toBe('ok');
