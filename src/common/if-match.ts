@@ -1,5 +1,4 @@
-import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { fieldError } from './domain-error';
 
 /** The ETag of an object with a version counter: a strong entity tag holding the number. */
@@ -23,13 +22,3 @@ export function versionFromIfMatch(header: string | undefined): number | undefin
   if (!match) throw fieldError('If-Match', 'The If-Match header must be an ETag of the order, such as "3".');
   return Number(match[1]);
 }
-
-/**
- * The order version the request's optional If-Match header asks for (undefined: none). A parameter decorator
- * of its own, unlike `@Headers('if-match')`, adds no (required) parameter to the OpenAPI document: the header
- * is documented once, as optional, by `@ApiHeader(IF_MATCH)`.
- */
-export const IfMatchVersion = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): number | undefined =>
-    versionFromIfMatch(context.switchToHttp().getRequest<Request>().headers['if-match']),
-);
