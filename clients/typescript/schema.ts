@@ -968,7 +968,7 @@ export interface components {
       /** @example POS terminal */
       name: string;
       /**
-       * @description Its variations, if orders must choose one.
+       * @description Its variations, if orders must choose one (null or absent: none).
        * @example [
        *       {
        *         "name": "Black"
@@ -978,7 +978,7 @@ export interface components {
        *       }
        *     ]
        */
-      variations?: components['schemas']['CreateVariationDto'][];
+      variations?: components['schemas']['CreateVariationDto'][] | null;
     };
     UpdateProductDto: {
       /** @description A new name. */

@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsOptional, ValidateIf, ValidateNested } from 'class-validator';
 import { ApiBooleanInput } from '../../common/openapi.formats';
@@ -16,7 +17,8 @@ export class CreateProductDto {
   @RequiredText()
   name!: string;
 
-  /** Its variations, if orders must choose one. @example [{"name": "Black"}, {"name": "White"}] */
+  /** Its variations, if orders must choose one (null or absent: none). @example [{"name": "Black"}, {"name": "White"}] */
+  @ApiPropertyOptional({ type: () => [CreateVariationDto], nullable: true })
   @IsOptional()
   @ValidateNested({ each: true })
   @Type(() => CreateVariationDto)
