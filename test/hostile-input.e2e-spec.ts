@@ -446,30 +446,45 @@ describe('hostile input, on every route with a body or a query', () => {
   });
 
   describe('query parameters', () => {
-    /** Every list route and its query parameters, as the served OpenAPI document describes them. */
-    async function listRoutes(): Promise<{ path: string; role: Role; parameters: string[] }[]> {
+    /**
+     * Every list route and its query parameters, as the served OpenAPI document describes them, with a valid
+     * value for each required one (`required`: the export's format), so only the parameter under test is wrong.
+     */
+    async function listRoutes(): Promise<
+      { path: string; role: Role; parameters: string[]; required: string }[]
+    > {
       const document = (await request(service.url).get('/api/docs-json').expect(200)).body as {
-        paths: Record<string, { get?: { parameters?: { in: string; name: string }[] } }>;
+        paths: Record<
+          string,
+          {
+            get?: {
+              parameters?: { in: string; name: string; required?: boolean; schema?: { enum?: string[] } }[];
+            };
+          }
+        >;
       };
       return Object.entries(document.paths).flatMap(([template, item]) => {
-        const parameters = (item.get?.parameters ?? [])
-          .filter((parameter) => parameter.in === 'query')
-          .map((parameter) => parameter.name);
+        const query = (item.get?.parameters ?? []).filter((parameter) => parameter.in === 'query');
+        const parameters = query.map((parameter) => parameter.name);
         if (parameters.length === 0) return [];
+        const required = query
+          .filter((parameter) => parameter.required)
+          .map((parameter) => `${parameter.name}=${parameter.schema?.enum?.[0]}&`)
+          .join('');
         const path = template.replace('{id}', String(webhookId));
         const role: Role = path.includes('/admin/')
           ? 'admin'
           : path.includes('/logistics/')
             ? 'logistics'
             : 'partner';
-        return [{ path, role, parameters }];
+        return [{ path, role, parameters, required }];
       });
     }
 
     it('names a parameter given array-style or more than once (400), on every list route', async () => {
       const routes = await listRoutes();
       expect(routes.length).toBeGreaterThanOrEqual(10);
-      for (const { path, role, parameters } of routes) {
+      for (const { path, role, parameters, required } of routes) {
         for (const name of parameters) {
           const forms = (name: string) =>
             name === parameters[0]
@@ -482,7 +497,7 @@ describe('hostile input, on every route with a body or a query', () => {
                 ]
               : [`${name}[]=1`];
           for (const query of forms(name)) {
-            const response = await call({ method: 'get', role }, `${path}?${query}`);
+            const response = await call({ method: 'get', role }, `${path}?${required}${query}`);
             expect([path, query, response.status, Object.keys(response.body.errors ?? {})]).toEqual([
               path,
               query,
