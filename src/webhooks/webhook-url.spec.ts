@@ -160,7 +160,7 @@ describe('webhook destinations, in every spelling (registration and every connec
 
   it.each(REFUSED_URLS)('refuses %s at registration and at connection', async (url) => {
     expect(await webhookHostError(url, false)).toBe(
-      'The url must not point to a loopback, private or link-local address.',
+      'The url must not point to a loopback, private or link-local address (for local testing, start the service with WEBHOOK_ALLOW_PRIVATE=true).',
     );
     expect(isAllowedAddressLiteral(new URL(url), false)).toBe(false);
     expect(isAllowedAddressLiteral(new URL(url), true)).toBe(true);
