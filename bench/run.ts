@@ -103,7 +103,7 @@ async function runOn(
     DEVICE_CREDENTIALS_KEY: BENCH_DEVICE_CREDENTIALS_KEY,
     RATE_LIMIT_PER_MINUTE: RATE_LIMIT,
     LOG_LEVEL: 'info',
-    METRICS_PORT: String(APP_PORT + 2),
+    METRICS_PORT: String(APP_PORT + 3),
     ...Object.fromEntries(
       PASSED_THROUGH.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]),
     ),
