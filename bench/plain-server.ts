@@ -9,7 +9,8 @@ import { BENCH_COMPANY_ID } from './seed';
  * The ceiling of Node itself: node:http and pg answering GET /api/v2/order/{id} and GET /api/v2/order with
  * the SQL and the JSON of the service (order-json.ts: PostgreSQL's JSON text, sent as it is, with the device
  * credentials opened and put in place), and nothing else: no framework, no authentication, no rate limit, no
- * validation, no logging. The company is fixed (the bench company).
+ * validation, no logging. The company is fixed (the bench company). Each statement is sent as the service
+ * sends it: the single order as a prepared statement (PreparedStatements), the page unnamed.
  */
 const PER_PAGE = 25;
 const ZONE = 'UTC';
@@ -38,7 +39,11 @@ async function answer(path: string, host: string, response: ServerResponse): Pro
   if (path === '/health') return send(response, 200, { status: 'ok' });
   const one = /^\/api\/v2\/order\/(\d+)$/.exec(path);
   if (one) {
-    const { rows } = await pool.query(ONE, [Number(one[1]), BENCH_COMPANY_ID, ZONE]);
+    const { rows } = await pool.query({
+      name: 'one',
+      text: ONE,
+      values: [Number(one[1]), BENCH_COMPANY_ID, ZONE],
+    });
     if (rows.length === 0) return send(response, 404, { message: 'Order not found.' });
     return send(response, 200, withCredentialsText(rows[0], opener));
   }

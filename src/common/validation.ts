@@ -15,16 +15,29 @@ export function toFieldErrors(errors: ValidationError[], prefix = ''): FieldErro
   return result;
 }
 
+type QueryClass = new () => object;
+
 /**
  * Before the pipe's own work: query parameters given array-style are named (foldArrayStyleParameters), and
  * only the DTO's own fields go on (knownFieldsOf), so nothing after this walks an unknown key.
+ *
+ * A query with none of the DTO's parameters (`GET /product`, a first page) is the same input every time:
+ * once it has passed, the DTO's defaults are handed over without transforming and validating it again.
  */
 class ApiValidationPipe extends ValidationPipe {
-  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+  private readonly defaultsPass = new Set<QueryClass>();
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     if (!metadata.metatype || !this.toValidate(metadata)) return super.transform(value, metadata);
     const isQuery = metadata.type === 'query' && typeof value === 'object' && value !== null;
     const given = isQuery ? foldArrayStyleParameters(value as Record<string, unknown>) : value;
-    return super.transform(knownFieldsOf(metadata.metatype, given), metadata);
+    const fields = knownFieldsOf(metadata.metatype, given);
+    const query = metadata.metatype as QueryClass;
+    const noParameters = isQuery && Object.keys(fields as object).length === 0;
+    if (noParameters && this.defaultsPass.has(query)) return new query();
+    const transformed: unknown = await super.transform(fields, metadata);
+    if (noParameters) this.defaultsPass.add(query);
+    return transformed;
   }
 }
 

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './data-source-options';
 import { runPendingMigrations } from './migrations';
 import { Notifications } from './notifications';
+import { PreparedStatements } from './prepared-statements';
 import { UnitOfWork } from './unit-of-work';
 
 export interface DatabaseModuleOptions {
@@ -32,8 +33,8 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [UnitOfWork, Notifications],
-      exports: [UnitOfWork, Notifications],
+      providers: [UnitOfWork, Notifications, PreparedStatements],
+      exports: [UnitOfWork, Notifications, PreparedStatements],
     };
   }
 }

@@ -17,6 +17,12 @@ export function countQueries(request: Request, _response: Response, next: NextFu
   storage.run(tally, next);
 }
 
+/** Counts one statement on the request being served, if any. */
+export function countQuery(): void {
+  const tally = storage.getStore();
+  if (tally) tally.dbQueries += 1;
+}
+
 /**
  * TypeORM sees every statement (including BEGIN/COMMIT); this logger only counts them. Failures are logged
  * by the exception filter with the request id, so nothing else is written here; a failure that leaves the
@@ -24,8 +30,7 @@ export function countQueries(request: Request, _response: Response, next: NextFu
  */
 export class QueryCountingLogger implements TypeOrmLogger {
   logQuery(): void {
-    const tally = storage.getStore();
-    if (tally) tally.dbQueries += 1;
+    countQuery();
   }
   logQueryError(
     error: string | Error,

@@ -64,17 +64,18 @@ export interface RequestLog {
  * `pretty`: one readable line per entry for a developer's terminal (pino-pretty) instead of JSON.
  */
 export function createRequestLog(level: LogLevel, pretty = false): RequestLog {
-  const logger = pino(
-    { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
-    pretty
-      ? prettyStream({
-          ignore: 'pid,hostname,req,res',
-          translateTime: 'SYS:HH:MM:ss.l',
-          singleLine: true,
-          messageFormat: '{msg}{if req.method}: {req.method} {req.path} {res.status} in {durationMs} ms{end}',
-        })
-      : pino.destination({ dest: 1, sync: false }),
-  );
+  const destination = pretty
+    ? prettyStream({
+        ignore: 'pid,hostname,req,res',
+        translateTime: 'SYS:HH:MM:ss.l',
+        singleLine: true,
+        messageFormat: '{msg}{if req.method}: {req.method} {req.path} {res.status} in {durationMs} ms{end}',
+      })
+    : pino.destination({ dest: 1, sync: false });
+  const logger = pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+  // The request lines are built here from named scalars only, so they skip the redaction walk (which copied
+  // every line's object: a tenth of what a request allocated).
+  const lines = pino({ level }, destination);
   const middleware = (request: LoggedRequest, response: ServerResponse, next: () => void) => {
     const startedAt = Date.now();
     const id = requestId(request, response);
@@ -87,6 +88,7 @@ export function createRequestLog(level: LogLevel, pretty = false): RequestLog {
       logged = true;
       const status = response.statusCode;
       const line = {
+        requestId: id,
         req: { method: request.method, path: request.url?.split('?')[0] },
         res: { status },
         durationMs: Date.now() - startedAt,
@@ -95,8 +97,8 @@ export function createRequestLog(level: LogLevel, pretty = false): RequestLog {
         dbQueries: request.dbQueries,
       };
       if (status >= 500)
-        log.error({ ...line, err: new Error(`failed with status code ${status}`) }, 'request failed');
-      else log[status >= 400 ? 'warn' : 'info'](line, 'request completed');
+        lines.error({ ...line, err: new Error(`failed with status code ${status}`) }, 'request failed');
+      else lines[status >= 400 ? 'warn' : 'info'](line, 'request completed');
     };
     response.once('finish', done);
     response.once('close', done);

@@ -35,6 +35,19 @@ export const apiDateTimeSql = (column: string, zone: string): string =>
  * is (`orderJsonTextSelect`).
  */
 export function orderJsonSql(o: string, zone: string, commentsKey: 'comments' | 'partner_comments'): string {
+  const key = `${o} ${zone} ${commentsKey}`;
+  let sql = builtOrderJsonSql.get(key);
+  if (sql === undefined) {
+    sql = buildOrderJsonSql(o, zone, commentsKey);
+    builtOrderJsonSql.set(key, sql);
+  }
+  return sql;
+}
+
+/** The expressions built so far: a few combinations of constants, built once instead of once per request. */
+const builtOrderJsonSql = new Map<string, string>();
+
+function buildOrderJsonSql(o: string, zone: string, commentsKey: 'comments' | 'partner_comments'): string {
   const at = (column: string) => apiDateTimeSql(column, zone);
   const fields = (pairs: [string, string][]) =>
     pairs.map(([key, value]) => `${value} AS "${key}"`).join(', ');

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { ApiFormats } from '../common/api-formats';
 import { DeviceCredentials } from '../common/device-credentials';
+import { type PreparedStatement, PreparedStatements } from '../database/prepared-statements';
 import type { OrderResponse } from './dto/order.response';
 import { type OrderJsonRow, orderJsonSelect, type OrderJsonTextRow, orderJsonTextSelect } from './order-json';
 import type { OrderState, OrderType } from './order-state';
@@ -23,10 +24,17 @@ export interface OrderFilter {
   updatedTo?: Date;
 }
 
+/** A partner's read of one of its orders (GET /order/{id}), as the response text: the most frequent read. */
+const ORDER_TEXT_OF_COMPANY: PreparedStatement = {
+  name: 'order_text_of_company',
+  text: `SELECT ${orderJsonTextSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
+};
+
 @Injectable()
 export class OrdersRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedStatements,
     private readonly credentials: DeviceCredentials,
     private readonly formats: ApiFormats,
   ) {}
@@ -75,10 +83,11 @@ export class OrdersRepository {
 
   /** The same as its response text, to be sent as it is. */
   async findJsonTextOfCompany(id: number, companyId: number): Promise<OrderJsonTextRow | null> {
-    const rows: OrderJsonTextRow[] = await this.dataSource.query(
-      `SELECT ${orderJsonTextSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
-      [id, companyId, this.formats.timeZone],
-    );
+    const rows = await this.prepared.rows<OrderJsonTextRow>(ORDER_TEXT_OF_COMPANY, [
+      id,
+      companyId,
+      this.formats.timeZone,
+    ]);
     return rows[0] ?? null;
   }
 

@@ -1,11 +1,11 @@
-import { Controller, Get, Query, Req } from '@nestjs/common';
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { Roles } from '../auth/auth.decorators';
 import { ApiFormats } from '../common/api-formats';
 import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
-import { type Page, PageQuery, pageWindow } from '../common/pagination';
-import { ProductResponse, toProductResponse } from './dto/product.response';
+import { PageQuery, pageJson, pageWindow } from '../common/pagination';
+import { ProductResponse } from './dto/product.response';
 import { ProductsService } from './products.service';
 
 @ApiTags('products')
@@ -23,9 +23,14 @@ export class ProductsController {
   @ApiOperation({ operationId: 'listProducts', summary: 'List products' })
   @ApiPageResponse(ProductResponse)
   @ApiErrorResponses(400, 401, 403, 429)
-  async list(@Query() query: PageQuery, @Req() request: Request): Promise<Page<ProductResponse>> {
+  async list(
+    @Query() query: PageQuery,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<string> {
     const { offset, limit } = pageWindow(query);
-    const rows = await this.products.listActive(offset, limit);
-    return this.formats.page(rows.map(toProductResponse), query, request);
+    const page = this.formats.page(await this.products.listActiveJson(offset, limit), query, request);
+    response.type('application/json');
+    return pageJson(page);
   }
 }
