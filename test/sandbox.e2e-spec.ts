@@ -5,24 +5,16 @@ import { type Body, Fixtures, orderBody, type Partner } from './harness/factorie
 import { type RunningService, startService } from './harness/service';
 import {
   hasValidSignature,
-  type ReceivedWebhook,
   startWebhookReceiver,
   type WebhookReceiver,
+  byEventId,
+  type EventBody,
+  parseEvent,
 } from './harness/webhook-receiver';
-
-interface EventBody {
-  id: string;
-  type: string;
-  timestamp: string;
-  data: { order_id: number; state: string; [key: string]: unknown };
-}
 
 const API_DATETIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d$/;
 const NOT_TEST = { message: 'Only test orders can be simulated.' };
 const NOT_FOUND = { message: 'Order not found.' };
-
-const parse = (webhook: ReceivedWebhook) => JSON.parse(webhook.body) as EventBody;
-const byId = (a: EventBody, b: EventBody) => Number(a.id.slice(4)) - Number(b.id.slice(4));
 
 describe('the partner sandbox: POST /order/{id}/simulate (CONTRACT §4.9)', () => {
   let service: RunningService;
@@ -139,7 +131,7 @@ describe('the partner sandbox: POST /order/{id}/simulate (CONTRACT §4.9)', () =
     await receiver.waitFor(() => receiver.at('/sandbox').length === expected.length);
     const delivered = receiver.at('/sandbox');
     expect(delivered.every((webhook) => hasValidSignature(webhook, endpoint.body.secret))).toBe(true);
-    const life = delivered.map(parse).sort(byId);
+    const life = delivered.map(parseEvent).sort(byEventId);
     expect(life.map((event) => [event.type, event.data.state])).toEqual(expected);
     expect(life.map((event) => event.data.previous_state).filter(Boolean)).toEqual([
       'TEST',

@@ -12,18 +12,13 @@ import {
   type ReceivedWebhook,
   startWebhookReceiver,
   type WebhookReceiver,
+  byEventId,
+  type EventBody,
+  parseEvent,
 } from './harness/webhook-receiver';
 
-interface EventBody {
-  id: string;
-  type: string;
-  timestamp: string;
-  data: { order_id: number; state: string; [key: string]: unknown };
-}
-
-const parse = (webhook: ReceivedWebhook) => JSON.parse(webhook.body) as EventBody;
 const ofOrder = (received: ReceivedWebhook[], orderId: number) =>
-  received.map(parse).filter((event) => event.data.order_id === orderId);
+  received.map(parseEvent).filter((event) => event.data.order_id === orderId);
 
 /** A private address is refused, and the message names the switch that allows it for local testing. */
 const PRIVATE_REFUSED =
@@ -202,7 +197,7 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
       expect(hasValidSignature(webhook, secret)).toBe(true);
       expect(webhook.headers['content-type']).toBe('application/json');
       expect(Math.abs(Number(webhook.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
-      const event = parse(webhook);
+      const event = parseEvent(webhook);
       expect(Object.keys(event)).toEqual(['id', 'type', 'timestamp', 'data']);
       expect(event.id).toBe(webhook.headers['webhook-id']);
       expect(event.id).toMatch(/^evt_\d+$/);
@@ -210,8 +205,7 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
       expect(webhook.body).not.toContain(password);
       expect(webhook.body).not.toContain('device-life');
     }
-    const byId = (a: EventBody, b: EventBody) => Number(a.id.slice(4)) - Number(b.id.slice(4));
-    const life = ofOrder(delivered, id).sort(byId);
+    const life = ofOrder(delivered, id).sort(byEventId);
     expect(life.map((event) => [event.type, event.data.state])).toEqual([
       ['order.placed', 'PLACED'],
       ['order.updated', 'PLACED'],
@@ -257,8 +251,8 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
     const fed = await feedOf(partner, delivered.length);
     expect(fed.map((event) => event.id)).toEqual(
       delivered
-        .map(parse)
-        .sort(byId)
+        .map(parseEvent)
+        .sort(byEventId)
         .map((event) => event.id),
     );
     expect(fed.find((event) => event.id === life[0].id)).toEqual(life[0]);
@@ -296,7 +290,7 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
     const endpoint = await register(partner.companyId, '/flaky');
     const id = await place(partner);
     await receiver.waitFor((received) => ofOrder(received, id).length === 3);
-    const tries = receiver.at('/flaky').filter((webhook) => parse(webhook).data.order_id === id);
+    const tries = receiver.at('/flaky').filter((webhook) => parseEvent(webhook).data.order_id === id);
     expect(tries.map((webhook) => webhook.status)).toEqual([500, 500, 200]);
     expect(new Set(tries.map((webhook) => webhook.headers['webhook-id'])).size).toBe(1);
     expect(tries.every((webhook) => hasValidSignature(webhook, endpoint.secret))).toBe(true);

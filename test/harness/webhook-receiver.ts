@@ -99,3 +99,18 @@ export function hasValidSignature(webhook: ReceivedWebhook, secret: string): boo
     return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
   });
 }
+
+/** An event as webhooks and the events feed carry it (CONTRACT §4.8). */
+export interface EventBody {
+  id: string;
+  type: string;
+  timestamp: string;
+  data: { order_id: number; state: string; [key: string]: unknown };
+}
+
+/** The event a webhook delivered. */
+export const parseEvent = (webhook: ReceivedWebhook): EventBody => JSON.parse(webhook.body) as EventBody;
+
+/** Oldest first: event ids are `evt_` and a number that grows with each event. */
+export const byEventId = (a: EventBody, b: EventBody): number =>
+  Number(a.id.slice(4)) - Number(b.id.slice(4));
