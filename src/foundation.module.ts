@@ -1,10 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { LoggerModule } from 'nestjs-pino';
 import type { Logger } from 'pino';
 import { CommonModule } from './common/common.module';
 import type { Environment } from './config/environment';
 import { DatabaseModule } from './database/database.module';
+import { LoggingModule } from './logging/logging.module';
 
 export interface FoundationSettings {
   /** The validated environment. */
@@ -30,7 +30,7 @@ export class FoundationModule {
           skipProcessEnv: true,
           load: [() => ({ ...env })],
         }),
-        LoggerModule.forRoot({ pinoHttp: { logger }, useExisting: true }),
+        LoggingModule.forRoot(logger),
         DatabaseModule.forRoot({
           url: databaseUrl,
           poolSize: env.DATABASE_POOL_SIZE,
@@ -40,7 +40,7 @@ export class FoundationModule {
         }),
         CommonModule.forRoot(deviceCredentialsKey),
       ],
-      exports: [LoggerModule],
+      exports: [LoggingModule],
     };
   }
 }

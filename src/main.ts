@@ -2,12 +2,12 @@ import 'reflect-metadata';
 import { setFlagsFromString } from 'node:v8';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { serveAdminConsole } from './common/admin-console';
 import { secureHttp } from './common/http-security';
 import { setupOpenApi } from './common/openapi';
 import { requestBody } from './common/request-body';
+import { refuseMalformedPath } from './common/request-path';
 import { createValidationPipe } from './common/validation';
 import { type Environment, validateEnvironment } from './config/environment';
 import { StartupError } from './config/startup-error';
@@ -20,6 +20,7 @@ import {
 } from './database/local-database';
 import { demoReminder, seedDemo } from './demo/demo-seed';
 import { createRequestLog } from './logging/logger.options';
+import { FrameworkLogger } from './logging/loggers';
 import { useHttpMetrics } from './metrics/http-metrics';
 
 /**
@@ -49,7 +50,7 @@ async function createApp(
       bodyParser: false,
     },
   );
-  app.useLogger(app.get(Logger));
+  app.useLogger(app.get(FrameworkLogger));
   app.disable('x-powered-by');
   // The only ETag is an order's version (CONTRACT §8), set where an order is returned; no content hashes.
   app.set('etag', false);
@@ -58,6 +59,7 @@ async function createApp(
   secureHttp(app, env.CORS_ORIGINS);
   serveAdminConsole(app);
   app.use(countQueries);
+  app.use(refuseMalformedPath);
   app.use(requestBody({ limit: BODY_LIMIT, timeoutMs: env.REQUEST_BODY_TIMEOUT_MS }));
   app.useGlobalPipes(createValidationPipe());
   setupOpenApi(app, env.PUBLIC_BASE_URL);
@@ -69,7 +71,7 @@ function onShutdownSignal(app: NestExpressApplication, database: ResolvedDatabas
   const shutdown = async (signal: NodeJS.Signals) => {
     if (closing) return;
     closing = true;
-    const logger = app.get(Logger);
+    const logger = app.get(FrameworkLogger);
     logger.log({
       event: 'shutdown',
       signal,
@@ -105,7 +107,7 @@ async function bootstrap(): Promise<void> {
         ? await seedDemo(app, LOCAL_DATA_DIR, port)
         : demoReminder(LOCAL_DATA_DIR, port),
     );
-  app.get(Logger).log({
+  app.get(FrameworkLogger).log({
     event: 'listening',
     port,
     embeddedDatabase: Boolean(database.embedded),

@@ -1,8 +1,8 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
-import { PinoLogger } from 'nestjs-pino';
 import type { Environment } from '../config/environment';
+import { ServiceLogger } from '../logging/loggers';
 import { isDatabaseUnavailable } from './database-errors';
 import { DomainError, type ErrorCode } from './domain-error';
 import { type ErrorResponse, errorResponseFor, ReplayedErrorResponse, SERVER_ERROR } from './error-responses';
@@ -52,7 +52,7 @@ export function errorResponseOf(exception: unknown, docsUrl: string): ErrorRespo
 export class ApiExceptionFilter implements ExceptionFilter {
   constructor(
     private readonly config: ConfigService<Environment, true>,
-    private readonly logger: PinoLogger,
+    private readonly logger: ServiceLogger,
   ) {
     this.logger.setContext(ApiExceptionFilter.name);
   }

@@ -1,8 +1,8 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PinoLogger } from 'nestjs-pino';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
+import { ServiceLogger } from '../logging/loggers';
 
 const RETRY_MS = 1_000;
 
@@ -27,7 +27,7 @@ export class Notifications implements OnModuleDestroy {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly logger: PinoLogger,
+    private readonly logger: ServiceLogger,
   ) {
     this.logger.setContext(Notifications.name);
   }

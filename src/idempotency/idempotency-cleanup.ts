@@ -1,6 +1,6 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { PinoLogger } from 'nestjs-pino';
+import { ServiceLogger } from '../logging/loggers';
 import { IdempotencyService } from './idempotency.service';
 
 const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
@@ -13,7 +13,7 @@ const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;
 export class IdempotencyCleanup implements OnApplicationBootstrap {
   constructor(
     private readonly idempotency: IdempotencyService,
-    private readonly logger: PinoLogger,
+    private readonly logger: ServiceLogger,
   ) {
     this.logger.setContext(IdempotencyCleanup.name);
   }

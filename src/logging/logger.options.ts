@@ -3,6 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Logger, pino } from 'pino';
 import prettyStream from 'pino-pretty';
 import type { LogLevel } from '../config/environment';
+import { runWithRequestLogger } from './log-lines';
+
+declare module 'http' {
+  interface IncomingMessage {
+    /** The request id: the client's X-Request-Id when sane, else a UUID (set by the request log's middleware). */
+    id?: string;
+  }
+}
 
 /** A client's own X-Request-Id is echoed when it is a sane token; anything else is replaced. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -102,7 +110,7 @@ export function createRequestLog(level: LogLevel, pretty = false): RequestLog {
     };
     response.once('finish', done);
     response.once('close', done);
-    next();
+    runWithRequestLogger(log, next);
   };
   return { logger, middleware };
 }

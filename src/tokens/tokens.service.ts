@@ -1,6 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { PinoLogger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import type { Actor } from '../audit/actor';
 import { AuditService } from '../audit/audit.service';
@@ -8,6 +7,7 @@ import type { Principal, Role } from '../auth/principal';
 import { CompaniesRepository } from '../companies/companies.repository';
 import { fieldError } from '../common/domain-error';
 import { Notifications } from '../database/notifications';
+import { ServiceLogger } from '../logging/loggers';
 import type { ApiToken } from './api-token.entity';
 import { hashSecret, issueSecret, looksLikeToken } from './token-secret';
 import { TokenNotFoundError } from './tokens.errors';
@@ -42,7 +42,7 @@ export class TokensService implements OnModuleInit {
     private readonly companies: CompaniesRepository,
     private readonly audit: AuditService,
     private readonly notifications: Notifications,
-    private readonly logger: PinoLogger,
+    private readonly logger: ServiceLogger,
   ) {
     this.logger.setContext(TokensService.name);
   }

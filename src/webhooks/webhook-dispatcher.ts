@@ -1,10 +1,10 @@
 import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { PinoLogger } from 'nestjs-pino';
 import { SecretSealer } from '../common/secret-sealer';
 import type { Environment } from '../config/environment';
 import { toEventResponse } from '../events/dto/event.response';
 import { publicEventId } from '../events/event-types';
+import { ServiceLogger } from '../logging/loggers';
 import { AppMetrics } from '../metrics/app-metrics';
 import { RETRY_WINDOW_MS, retryDelayMs } from './retry-schedule';
 import { type SendResult, sendWebhook } from './webhook-sender';
@@ -35,7 +35,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     private readonly webhooks: WebhooksRepository,
     private readonly sealer: SecretSealer,
     config: ConfigService<Environment, true>,
-    private readonly logger: PinoLogger,
+    private readonly logger: ServiceLogger,
     private readonly metrics: AppMetrics,
   ) {
     this.logger.setContext(WebhookDispatcher.name);

@@ -1,0 +1,20 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { FrameworkLogger, ROOT_LOGGER, ServiceLogger } from './loggers';
+
+/**
+ * Nest's side of the logging: the framework's messages (FrameworkLogger, given to app.useLogger) and each
+ * service's logger (ServiceLogger), both over the one pino instance, so they share its destination and
+ * redaction. The request line itself is the middleware's (createRequestLog).
+ */
+@Module({})
+export class LoggingModule {
+  static forRoot(logger: Logger): DynamicModule {
+    return {
+      module: LoggingModule,
+      global: true,
+      providers: [{ provide: ROOT_LOGGER, useValue: logger }, FrameworkLogger, ServiceLogger],
+      exports: [FrameworkLogger, ServiceLogger],
+    };
+  }
+}
