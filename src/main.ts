@@ -11,7 +11,6 @@ import { refuseMalformedPath } from './common/request-path';
 import { createValidationPipe } from './common/validation';
 import { type Environment, validateEnvironment } from './config/environment';
 import { StartupError } from './config/startup-error';
-import { countQueries } from './database/query-counter';
 import {
   LOCAL_DATA_DIR,
   resolveDatabase,
@@ -58,7 +57,6 @@ async function createApp(
   app.use(requestLog.middleware);
   secureHttp(app, env.CORS_ORIGINS);
   serveAdminConsole(app);
-  app.use(countQueries);
   app.use(refuseMalformedPath);
   app.use(requestBody({ limit: BODY_LIMIT, timeoutMs: env.REQUEST_BODY_TIMEOUT_MS }));
   app.useGlobalPipes(createValidationPipe());

@@ -3,10 +3,9 @@ import { DomainError } from './domain-error';
 
 /** Whether the path of a request URL (the part before `?`) has a percent-encoding that does not decode. */
 export function hasMalformedPath(url: string): boolean {
-  const path = url.split('?')[0];
-  if (!path.includes('%')) return false;
+  if (!url.includes('%')) return false;
   try {
-    decodeURIComponent(path);
+    decodeURIComponent(url.split('?')[0]);
     return false;
   } catch {
     return true;

@@ -1,26 +1,11 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { NextFunction, Request, Response } from 'express';
 import type { QueryRunner, Logger as TypeOrmLogger } from 'typeorm';
+import { currentRequest } from '../common/request-context';
 import { dropStalledConnection } from './stalled-connection';
 
-/** Per-request tally of SQL statements, reported as `dbQueries` on the request's log line. */
-interface QueryTally {
-  dbQueries: number;
-}
-
-const storage = new AsyncLocalStorage<QueryTally>();
-
-/** Express middleware: statements run while serving this request are counted on it. */
-export function countQueries(request: Request, _response: Response, next: NextFunction): void {
-  const tally = request as Request & QueryTally;
-  tally.dbQueries = 0;
-  storage.run(tally, next);
-}
-
-/** Counts one statement on the request being served, if any. */
+/** Counts one statement on the request being served, if any (its log line's `dbQueries`). */
 export function countQuery(): void {
-  const tally = storage.getStore();
-  if (tally) tally.dbQueries += 1;
+  const request = currentRequest();
+  if (request) request.dbQueries += 1;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { REDACTED_PATHS } from './logger.options';
-import { runWithRequestLogger, writeFrameworkLine, writeServiceLine } from './log-lines';
+import { runInRequestContext } from '../common/request-context';
+import { writeFrameworkLine, writeServiceLine } from './log-lines';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -71,7 +72,7 @@ describe('service lines (ServiceLogger)', () => {
   it("carry the request's bindings inside a request, across awaits, and not outside it", async () => {
     const { root, lines } = capture();
     await new Promise<void>((resolve) => {
-      runWithRequestLogger(root.child({ requestId: 'req-7' }), () => {
+      runInRequestContext({ id: 'req-7', dbQueries: 0 }, () => {
         void (async () => {
           await new Promise((wait) => setTimeout(wait, 1));
           writeServiceLine(root, 'warn', 'TokensService', { tokenId: 4 }, 'Could not record token use');

@@ -1,16 +1,12 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Level, Logger } from 'pino';
+import { currentRequest } from '../common/request-context';
 
-const requestLogger = new AsyncLocalStorage<Logger>();
-
-/** Runs the rest of a request with its child logger (bound to the request id) as the one services log through. */
-export function runWithRequestLogger(log: Logger, next: () => void): void {
-  requestLogger.run(log, next);
-}
-
-/** The request's child logger inside a request, the root elsewhere. */
+/** The request's child logger inside a request (made on its first line), the root elsewhere. */
 function currentLogger(root: Logger): Logger {
-  return requestLogger.getStore() ?? root;
+  const request = currentRequest();
+  if (!request) return root;
+  request.log ??= root.child({ requestId: request.id });
+  return request.log;
 }
 
 export type LogFields = Record<string, unknown>;

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Logger, pino } from 'pino';
 import prettyStream from 'pino-pretty';
 import type { LogLevel } from '../config/environment';
-import { runWithRequestLogger } from './log-lines';
+import { type RequestContext, runInRequestContext } from '../common/request-context';
 
 declare module 'http' {
   interface IncomingMessage {
@@ -40,12 +40,11 @@ export const REDACTED_PATHS = [
   '*.login',
 ];
 
-type LoggedRequest = IncomingMessage & {
-  log?: Logger;
-  route?: { path?: string };
-  authTokenId?: number;
-  dbQueries?: number;
-};
+type LoggedRequest = IncomingMessage &
+  RequestContext & {
+    route?: { path?: string };
+    authTokenId?: number;
+  };
 
 export function requestId(request: IncomingMessage, response: ServerResponse): string {
   const given = request.headers['x-request-id'];
@@ -57,7 +56,10 @@ export function requestId(request: IncomingMessage, response: ServerResponse): s
 export interface RequestLog {
   /** The process's logger: everything logs through it, to stdout. */
   logger: Logger;
-  /** Express middleware: the request id, the request's child logger (req.log), and its one line when it ends. */
+  /**
+   * Express middleware: the request id, the request's context (the request itself: its id, its child logger
+   * once something logs, its statement count) for the code that serves it, and its one line when it ends.
+   */
   middleware: (request: LoggedRequest, response: ServerResponse, next: () => void) => void;
 }
 
@@ -87,9 +89,8 @@ export function createRequestLog(level: LogLevel, pretty = false): RequestLog {
   const middleware = (request: LoggedRequest, response: ServerResponse, next: () => void) => {
     const startedAt = Date.now();
     const id = requestId(request, response);
-    const log = logger.child({ requestId: id });
     request.id = id;
-    request.log = log;
+    request.dbQueries = 0;
     let logged = false;
     const done = () => {
       if (logged) return;
@@ -110,7 +111,7 @@ export function createRequestLog(level: LogLevel, pretty = false): RequestLog {
     };
     response.once('finish', done);
     response.once('close', done);
-    runWithRequestLogger(log, next);
+    runInRequestContext(request, next);
   };
   return { logger, middleware };
 }
