@@ -5,26 +5,32 @@ import { type LogLine, startService, type RunningService } from './harness/servi
 
 /**
  * A list page and a single order cost one SQL statement whatever their size: PostgreSQL finds the orders and
- * builds each one's object with its trackings, detailed status, delivery errors and comments. Each request's
- * log line carries its statement count (`dbQueries`).
+ * builds each one's object with its trackings, detailed status, delivery errors and comments. A placement is
+ * one statement too (order, audit row, event and deliveries). Each request's log line carries its statement
+ * count (`dbQueries`).
  */
-describe('SQL statements per read', () => {
+describe('SQL statements per request', () => {
   let service: RunningService;
   let partner: string;
   let firstOrderId: number;
 
-  const get = async (path: string, requestId: string): Promise<LogLine> => {
-    await request(service.url)
-      .get(path)
-      .set('Authorization', `Bearer ${partner}`)
-      .set('X-Request-Id', requestId)
-      .expect(200);
+  let productId: number;
+
+  const logLine = async (requestId: string): Promise<LogLine> => {
     for (let attempt = 0; attempt < 20; attempt += 1) {
       const line = service.logs().find((entry) => entry.requestId === requestId);
       if (line) return line;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error(`no log line for ${requestId}`);
+  };
+  const get = async (path: string, requestId: string): Promise<LogLine> => {
+    await request(service.url)
+      .get(path)
+      .set('Authorization', `Bearer ${partner}`)
+      .set('X-Request-Id', requestId)
+      .expect(200);
+    return logLine(requestId);
   };
 
   beforeAll(async () => {
@@ -35,6 +41,7 @@ describe('SQL statements per read', () => {
     const counted = await fixtures.partner('HU');
     partner = counted.token;
     const product = await fixtures.product();
+    productId = product.id;
     for (let index = 0; index < 30; index += 1) {
       await request(service.url)
         .post('/api/v2/order')
@@ -86,5 +93,15 @@ describe('SQL statements per read', () => {
   it('costs one statement for a single order with many trackings, statuses, errors and comments', async () => {
     const single = await get(`/api/v2/order/${firstOrderId}`, 'single');
     expect(single.dbQueries).toBe(1);
+  });
+
+  it('costs one statement to place an order (its audit row, event and deliveries included), no BEGIN/COMMIT', async () => {
+    await request(service.url)
+      .post('/api/v2/order')
+      .set('Authorization', `Bearer ${partner}`)
+      .set('X-Request-Id', 'placement')
+      .send(orderBody(productId))
+      .expect(201);
+    expect((await logLine('placement')).dbQueries).toBe(1);
   });
 });

@@ -402,6 +402,56 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
     expect(stored.rows).toEqual([{ type: 'order.placed' }, { type: 'order.comment' }]);
   });
 
+  it('places an order whole or not at all: a delivery that cannot be written leaves no order, audit row or event', async () => {
+    const partner = await fixtures.partner();
+    const endpoint = await register(partner.companyId, '/atomic');
+    const counts = async (): Promise<Record<string, string>> =>
+      (
+        await service.db.query<Record<string, string>>(
+          `SELECT (SELECT count(*) FROM orders WHERE company_id = $1) AS orders,
+                  (SELECT count(*) FROM audit_events WHERE company_id = $1 AND action = 'order.placed') AS audit,
+                  (SELECT count(*) FROM events WHERE company_id = $1) AS events,
+                  (SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $2) AS deliveries`,
+          [partner.companyId, endpoint.id],
+        )
+      ).rows[0];
+    const before = await counts();
+    await service.db.query(`
+      CREATE FUNCTION fail_delivery() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'injected failure'; END $$;
+      CREATE TRIGGER fail_delivery BEFORE INSERT ON webhook_deliveries
+        FOR EACH ROW WHEN (NEW.endpoint_id = ${Number(endpoint.id)}) EXECUTE FUNCTION fail_delivery();`);
+    try {
+      const response = await api().post('/api/v2/order').set(as(partner.token)).send(orderBody(productId));
+      expect(response.status).toBe(500);
+    } finally {
+      await service.db.query(
+        'DROP TRIGGER fail_delivery ON webhook_deliveries; DROP FUNCTION fail_delivery()',
+      );
+    }
+    expect(await counts()).toEqual(before);
+    const id = await place(partner);
+    const stored = await service.db.query<{ data: string; audit: string }>(
+      `SELECT e.data::text AS data,
+              (SELECT target_id FROM audit_events a WHERE a.action = 'order.placed' AND a.target_id = $2) AS audit
+       FROM events e WHERE e.order_id = $1`,
+      [id, String(id)],
+    );
+    const ref = `${partner.site}-${String(id).padStart(7, '0')}`;
+    expect(stored.rows).toEqual([
+      {
+        data: JSON.stringify({
+          order_id: id,
+          order_ref: ref,
+          state: 'PLACED',
+          order_type: 'REGULAR',
+          test: false,
+        }),
+        audit: String(id),
+      },
+    ]);
+  });
+
   it('deletes an endpoint: nothing more is sent, it leaves the list, its log stays readable', async () => {
     const partner = await fixtures.partner();
     const endpoint = await register(partner.companyId, '/deleted');

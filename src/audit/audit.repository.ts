@@ -3,6 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import { AuditEvent } from './audit-event.entity';
 
+/** An audit row as written: who, from which request, which change to which object. */
+export type AuditRow = Omit<AuditEvent, 'id' | 'occurredAt' | 'token' | 'company'>;
+
 export interface AuditFilter {
   companyId?: number;
   tokenId?: number;
@@ -12,10 +15,7 @@ export interface AuditFilter {
 export class AuditRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async insert(
-    manager: EntityManager,
-    event: Omit<AuditEvent, 'id' | 'occurredAt' | 'token' | 'company'>,
-  ): Promise<void> {
+  async insert(manager: EntityManager, event: AuditRow): Promise<void> {
     await manager.insert(AuditEvent, event);
   }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Actor } from './actor';
 import type { AuditEvent } from './audit-event.entity';
-import { type AuditFilter, AuditRepository } from './audit.repository';
+import { type AuditFilter, AuditRepository, type AuditRow } from './audit.repository';
 
 export interface AuditEntry {
   action: string;
@@ -19,16 +19,23 @@ export class AuditService {
 
   /** Records one change; pass the transaction's manager so the row commits or rolls back with the change. */
   record(manager: EntityManager, actor: Actor, entry: AuditEntry): Promise<void> {
-    return this.events.insert(manager, {
+    return this.events.insert(manager, { ...this.row(actor, entry), targetId: String(entry.targetId) });
+  }
+
+  /**
+   * The row `record` writes, but its target id: for a change whose own statement writes the row and knows the
+   * id only once it has inserted the object (a placement).
+   */
+  row(actor: Actor, entry: Omit<AuditEntry, 'targetId'>): Omit<AuditRow, 'targetId'> {
+    return {
       tokenId: actor.tokenId,
       userName: actor.userName,
       requestId: actor.requestId,
       companyId: entry.companyId,
       action: entry.action,
       targetType: entry.targetType,
-      targetId: String(entry.targetId),
       changedFields: [...new Set(entry.changedFields)].sort(),
-    });
+    };
   }
 
   list(filter: AuditFilter, offset: number, limit: number): Promise<AuditEvent[]> {

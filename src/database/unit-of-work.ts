@@ -21,6 +21,16 @@ export class UnitOfWork {
   }
 
   /**
+   * Runs `work` whose one write is a single statement (atomic by itself) in the surrounding transaction when
+   * there is one, else on the pool with no transaction around it: no BEGIN and no COMMIT, two round trips fewer.
+   * The reads `work` makes before its write (validation) see committed data, as they would in a transaction of
+   * their own at READ COMMITTED.
+   */
+  statement<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return work(this.ambient.getStore() ?? this.dataSource.manager);
+  }
+
+  /**
    * Opens a transaction that every `transaction()` called from `work` joins. Work under it must read through
    * the manager it is given (or `transaction()`), never through another pooled connection: holding one
    * connection while waiting for a second is how a pool starves.

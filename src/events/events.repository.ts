@@ -5,6 +5,16 @@ import { AppMetrics } from '../metrics/app-metrics';
 import type { EventDraft } from './order-events';
 import { OrderEvent } from './order-event.entity';
 
+/**
+ * SQL: one pending delivery per active webhook endpoint of the company (placeholder `company`) for each event
+ * the statement's CTE `events` returned (`RETURNING id`): the outbox half of a change's statement.
+ */
+export const deliveriesSql = (events: string, company: string): string =>
+  `INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at)
+   SELECT ${events}.id, endpoint.id, now()
+   FROM ${events} CROSS JOIN webhook_endpoints endpoint
+   WHERE endpoint.company_id = ${company} AND endpoint.active`;
+
 /** A feed position: the writing transaction, then the row id (see OrderEvent.transactionId). */
 export interface FeedPosition {
   transactionId: string;
@@ -37,10 +47,7 @@ export class EventsRepository {
          ORDER BY draft.position
          RETURNING id
        )
-       INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at)
-       SELECT inserted.id, endpoint.id, now()
-       FROM inserted CROSS JOIN webhook_endpoints endpoint
-       WHERE endpoint.company_id = $1 AND endpoint.active`,
+       ${deliveriesSql('inserted', '$1')}`,
       [
         companyId,
         orderId,
@@ -48,6 +55,11 @@ export class EventsRepository {
         drafts.map((draft) => JSON.stringify(draft.data)),
       ],
     );
+    this.written(manager, drafts);
+  }
+
+  /** Events a change has written, counted by the metrics once its transaction commits (or at once, outside one). */
+  written(manager: EntityManager, drafts: EventDraft[]): void {
     this.metrics.countOnCommit(manager, drafts);
   }
 

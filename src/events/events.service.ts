@@ -18,6 +18,14 @@ export class EventsService {
     return this.events.insert(manager, companyId, orderId, drafts);
   }
 
+  /**
+   * Events the change's own statement wrote (a placement writes its order, audit row, event and deliveries in
+   * one): only counted, once the change commits.
+   */
+  writtenBy(manager: EntityManager, drafts: EventDraft[]): void {
+    this.events.written(manager, drafts);
+  }
+
   /** The company's events after `after` (a public event id of the company), oldest first. */
   async feed(companyId: number, after: string | undefined): Promise<OrderEvent[]> {
     const rowId = after === undefined ? null : eventRowId(after);

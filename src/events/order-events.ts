@@ -1,4 +1,4 @@
-import { orderRef } from '../orders/order-rules';
+import { orderRef, orderRefSql } from '../orders/order-rules';
 import type { OrderState, OrderType } from '../orders/order-state';
 import type { EventType } from './event-types';
 
@@ -21,6 +21,15 @@ const about = (order: OrderAfterChange) => ({
   order_ref: orderRef(order.site, order.id),
   state: order.state,
 });
+
+/**
+ * SQL: the data of `orderEvents.placed` for the order row alias `o`, for a placement that writes its event in
+ * the statement that inserts the order. `row_to_json` of these named columns is the compact text JSON.stringify
+ * writes for the same object, keys in the same order.
+ */
+export const placedDataSql = (o: string): string =>
+  `(SELECT row_to_json(d) FROM (SELECT ${o}.id AS order_id, ${orderRefSql(o)} AS order_ref, ${o}.state AS state,
+     ${o}.order_type AS order_type, ${o}.test AS test) d)`;
 
 /** The event of each kind of change (CONTRACT §5); nested objects have the order response's shapes. */
 export const orderEvents = {

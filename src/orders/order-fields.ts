@@ -34,9 +34,12 @@ const FIELD_PROPERTIES = {
 } as const satisfies Record<PlacementField, keyof Order>;
 
 export type OrderFieldValues = Record<PlacementField, unknown>;
-type StoredFields = Pick<Order, (typeof FIELD_PROPERTIES)[PlacementField]>;
+export type StoredFields = Pick<Order, (typeof FIELD_PROPERTIES)[PlacementField]>;
 
 const entries = Object.entries(FIELD_PROPERTIES) as [PlacementField, keyof StoredFields][];
+
+/** The Order properties that store the placement fields, in the order of the fields. */
+export const STORED_PROPERTIES: (keyof StoredFields)[] = entries.map(([, property]) => property);
 
 /** Validated placement values as they are stored: absent optionals become null, country lower case. */
 export function toStoredFields(values: Partial<OrderFieldValues>): StoredFields {

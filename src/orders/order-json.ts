@@ -1,6 +1,7 @@
 import type { ApiFormats } from '../common/api-formats';
 import { oneOf } from '../database/check-constraint';
 import type { OrderBaseResponse } from './dto/order.response';
+import { orderRefSql } from './order-rules';
 import { EDITABLE_STATES } from './order-state';
 
 /**
@@ -56,7 +57,7 @@ function buildOrderJsonSql(o: string, zone: string, commentsKey: 'comments' | 'p
       FROM ${from} ${alias} CROSS JOIN LATERAL (SELECT ${fields(pairs)}) j WHERE ${where})`;
   return `(SELECT row_to_json(j) FROM (SELECT ${fields([
     ['order_id', `${o}.id`],
-    ['order_ref', `${o}.site || '-' || lpad(${o}.id::text, greatest(7, length(${o}.id::text)), '0')`],
+    ['order_ref', orderRefSql(o)],
     ['created_at', at(`${o}.created_at`)],
     ['first_name', `${o}.first_name`],
     ['last_name', `${o}.last_name`],

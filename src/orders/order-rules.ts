@@ -60,3 +60,7 @@ export function variationError(variationIds: readonly number[], chosen: number |
 export function orderRef(site: string, orderId: number): string {
   return `${site}-${String(orderId).padStart(7, '0')}`;
 }
+
+/** The same as an SQL expression on the order row alias `o` (lpad would cut an id longer than 7 digits). */
+export const orderRefSql = (o: string): string =>
+  `${o}.site || '-' || lpad(${o}.id::text, greatest(7, length(${o}.id::text)), '0')`;

@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import type { AuditRow } from '../audit/audit.repository';
 import { ApiFormats } from '../common/api-formats';
 import { DeviceCredentials } from '../common/device-credentials';
 import { type PreparedStatement, PreparedStatements } from '../database/prepared-statements';
+import type { EventType } from '../events/event-types';
+import { deliveriesSql } from '../events/events.repository';
+import { placedDataSql } from '../events/order-events';
 import type { OrderResponse } from './dto/order.response';
+import { STORED_PROPERTIES, type StoredFields } from './order-fields';
 import { type OrderJsonRow, orderJsonSelect, type OrderJsonTextRow, orderJsonTextSelect } from './order-json';
 import type { OrderState, OrderType } from './order-state';
 import { Order } from './order.entity';
@@ -30,8 +35,24 @@ const ORDER_TEXT_OF_COMPANY: PreparedStatement = {
   text: `SELECT ${orderJsonTextSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
 };
 
+/** What a placement writes to its order row; every other column takes its default. */
+export type PlacedOrder = StoredFields & Pick<Order, 'companyId' | 'site' | 'state'>;
+
+const PLACED_PROPERTIES: (keyof PlacedOrder)[] = [...STORED_PROPERTIES, 'companyId', 'site', 'state'];
+
+/** The columns the placement statement returns, as the Order properties they fill. */
+interface PlacedRow {
+  id: number;
+  createdAt: Date;
+  updatedAt: Date;
+  version: number;
+}
+
 @Injectable()
 export class OrdersRepository {
+  /** The placement statement (see `place`), built once from the entity's column names. */
+  private placement?: { name: string; text: string };
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly prepared: PreparedStatements,
@@ -40,13 +61,69 @@ export class OrdersRepository {
   ) {}
 
   /**
-   * A plain INSERT ... RETURNING of the generated columns (TypeORM's save adds its change tracking on top).
-   * Device credentials are sealed on every write; read orders carry them sealed (DeviceCredentials.open).
+   * Places an order in one statement: the order row, its audit row (target: the new order's id), its
+   * `order.placed` event and one pending webhook delivery per active endpoint of the company. A statement is
+   * atomic, so outside a transaction it needs no BEGIN/COMMIT: one round trip, durable when it returns. Under
+   * an Idempotency-Key it runs in that request's transaction (`manager`). The statement is prepared once per
+   * connection (a named statement), so PostgreSQL parses and plans it once.
    */
-  async insert(manager: EntityManager, values: Partial<Order>): Promise<Order> {
+  async place(
+    manager: EntityManager,
+    values: PlacedOrder,
+    audit: Omit<AuditRow, 'targetId'>,
+    eventType: EventType,
+  ): Promise<Order> {
     const sealed = this.credentials.seal(values);
-    const { generatedMaps } = await manager.insert(Order, sealed);
-    return manager.create(Order, { ...sealed, ...generatedMaps[0] });
+    const [row]: PlacedRow[] = await manager.query(
+      // pg takes a query config ({ name, text }) where TypeORM passes the text through: a prepared statement.
+      this.placementStatement() as unknown as string,
+      [
+        ...PLACED_PROPERTIES.map((property) => sealed[property]),
+        audit.tokenId,
+        audit.userName,
+        audit.requestId,
+        audit.companyId,
+        audit.action,
+        audit.targetType,
+        audit.changedFields,
+        eventType,
+      ],
+    );
+    return Object.assign(new Order(), sealed, row);
+  }
+
+  private placementStatement(): { name: string; text: string } {
+    if (this.placement) return this.placement;
+    const metadata = this.dataSource.getMetadata(Order);
+    const columns = PLACED_PROPERTIES.map(
+      (property) => metadata.findColumnWithPropertyName(property)!.databaseName,
+    );
+    const next = (offset: number) => `$${columns.length + offset}`;
+    const companyId = `$${PLACED_PROPERTIES.indexOf('companyId') + 1}`;
+    this.placement = {
+      name: 'orders_place',
+      text: `WITH placed AS (
+         INSERT INTO orders (${columns.join(', ')})
+         VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')})
+         RETURNING id, company_id, site, state, order_type, test, created_at, updated_at, version
+       ), audit AS (
+         INSERT INTO audit_events
+           (token_id, user_name, request_id, company_id, action, target_type, target_id, changed_fields)
+         SELECT ${next(1)}::integer, ${next(2)}::varchar, ${next(3)}::varchar, ${next(4)}::integer,
+           ${next(5)}::varchar, ${next(6)}::varchar, placed.id::text, ${next(7)}::text[]
+         FROM placed
+       ), event AS (
+         INSERT INTO events (company_id, order_id, type, data, transaction_id)
+         SELECT placed.company_id, placed.id, ${next(8)}::varchar, ${placedDataSql('placed')},
+           pg_current_xact_id()::text::bigint
+         FROM placed
+         RETURNING id
+       ), deliveries AS (
+         ${deliveriesSql('event', companyId)}
+       )
+       SELECT id, created_at AS "createdAt", updated_at AS "updatedAt", version FROM placed`,
+    };
+    return this.placement;
   }
 
   /** An order of this company, or null: another company's order is indistinguishable from a missing one. */

@@ -53,30 +53,31 @@ export class OrdersService {
     private readonly credentials: DeviceCredentials,
   ) {}
 
-  /** Places an order for the caller's company: PLACED, or TEST when `test` is true. */
+  /**
+   * Places an order for the caller's company: PLACED, or TEST when `test` is true. The order, its audit row,
+   * its event and the event's webhook deliveries are one statement (OrdersRepository.place).
+   */
   place(actor: Actor, companyId: number, body: unknown): Promise<Order> {
     const fields = knownFields(body);
-    return this.unitOfWork.transaction(async (manager) => {
+    return this.unitOfWork.statement(async (manager) => {
       const { values, site } = await this.validator.validate(fields, {
         companyId,
         companySite: await this.companySite(companyId, manager),
         manager,
       });
       const stored = toStoredFields(values);
-      const order = await this.orders.insert(manager, {
-        ...stored,
-        companyId,
-        site,
-        state: stored.test ? 'TEST' : 'PLACED',
-      });
-      await this.audit.record(manager, actor, {
-        action: 'order.placed',
-        targetType: 'order',
-        targetId: order.id,
-        companyId,
-        changedFields: Object.keys(fields),
-      });
-      await this.events.publish(manager, companyId, order.id, [orderEvents.placed(order)]);
+      const order = await this.orders.place(
+        manager,
+        { ...stored, companyId, site, state: stored.test ? 'TEST' : 'PLACED' },
+        this.audit.row(actor, {
+          action: 'order.placed',
+          targetType: 'order',
+          companyId,
+          changedFields: Object.keys(fields),
+        }),
+        'order.placed',
+      );
+      this.events.writtenBy(manager, [orderEvents.placed(order)]);
       return order;
     });
   }
