@@ -32,7 +32,7 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
-    files: ['scripts/**/*.mjs'],
+    files: ['scripts/**/*.mjs', 'bench/**/*.mjs'],
     languageOptions: {
       globals: {
         process: 'readonly',

@@ -4,7 +4,8 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { serveAdminConsole } from './common/admin-console';
-import { secureHttp } from './common/http-security';
+import { allowCors, setSecurityHeaders } from './common/http-security';
+import { inSequence } from './common/middleware-sequence';
 import { setupOpenApi } from './common/openapi';
 import { requestBody } from './common/request-body';
 import { refuseMalformedPath } from './common/request-path';
@@ -20,7 +21,7 @@ import {
 import { demoReminder, seedDemo } from './demo/demo-seed';
 import { createRequestLog } from './logging/logger.options';
 import { FrameworkLogger } from './logging/loggers';
-import { useHttpMetrics } from './metrics/http-metrics';
+import { httpMetrics } from './metrics/http-metrics';
 
 /**
  * How far V8 lets the old generation grow past what the last full collection kept before it collects again:
@@ -53,12 +54,16 @@ async function createApp(
   app.disable('x-powered-by');
   // The only ETag is an order's version (CONTRACT §8), set where an order is returned; no content hashes.
   app.set('etag', false);
-  useHttpMetrics(app);
-  app.use(requestLog.middleware);
-  secureHttp(app, env.CORS_ORIGINS);
+  // Every request crosses these: two Express layers instead of six (see inSequence).
+  app.use(inSequence(...httpMetrics(app), requestLog.middleware, setSecurityHeaders()));
+  allowCors(app, env.CORS_ORIGINS);
   serveAdminConsole(app);
-  app.use(refuseMalformedPath);
-  app.use(requestBody({ limit: BODY_LIMIT, timeoutMs: env.REQUEST_BODY_TIMEOUT_MS }));
+  app.use(
+    inSequence(
+      refuseMalformedPath,
+      requestBody({ limit: BODY_LIMIT, timeoutMs: env.REQUEST_BODY_TIMEOUT_MS }),
+    ),
+  );
   app.useGlobalPipes(createValidationPipe());
   setupOpenApi(app, env.PUBLIC_BASE_URL);
   return app;

@@ -25,23 +25,41 @@ describe('security headers (helmet) on every response', () => {
   it.each([
     ['a health check', '/health/live', 200],
     ['an unauthenticated API call', '/api/v2/order', 401],
-    ['an unknown route', '/api/v2/nothing-here', 404],
-    ['the OpenAPI document', '/api/docs-json', 200],
-  ])('sends them on %s', async (_what, path, status) => {
+    ['an unknown API route', '/api/v2/nothing-here', 404],
+  ])("sends the API's set on %s: nothing to run, frame or sniff, HTTPS only", async (_what, path, status) => {
     const response = await request(service.url).get(path).expect(status);
     expect(response.headers).toMatchObject({
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
       'x-content-type-options': 'nosniff',
-      'x-frame-options': 'SAMEORIGIN',
+      'x-frame-options': 'DENY',
       'referrer-policy': 'no-referrer',
-      'cross-origin-opener-policy': 'same-origin',
       'cross-origin-resource-policy': 'same-origin',
-      'x-dns-prefetch-control': 'off',
     });
     expect(response.headers['strict-transport-security']).toMatch(/^max-age=\d+; includeSubDomains$/);
-    expect(response.headers['content-security-policy']).toContain("default-src 'self'");
-    expect(response.headers['content-security-policy']).toContain("frame-ancestors 'self'");
     expect(response.headers['x-powered-by']).toBeUndefined();
+    // A document's headers, which a JSON response does not need.
+    expect(response.headers['x-dns-prefetch-control']).toBeUndefined();
+    expect(response.headers['origin-agent-cluster']).toBeUndefined();
   });
+
+  it.each([['the OpenAPI document', '/api/docs-json', 200]])(
+    "sends helmet's document set on %s",
+    async (_what, path, status) => {
+      const response = await request(service.url).get(path).expect(status);
+      expect(response.headers).toMatchObject({
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'SAMEORIGIN',
+        'referrer-policy': 'no-referrer',
+        'cross-origin-opener-policy': 'same-origin',
+        'cross-origin-resource-policy': 'same-origin',
+        'x-dns-prefetch-control': 'off',
+      });
+      expect(response.headers['strict-transport-security']).toMatch(/^max-age=\d+; includeSubDomains$/);
+      expect(response.headers['content-security-policy']).toContain("default-src 'self'");
+      expect(response.headers['content-security-policy']).toContain("frame-ancestors 'self'");
+      expect(response.headers['x-powered-by']).toBeUndefined();
+    },
+  );
 
   it('still serves the Swagger UI under its Content-Security-Policy', async () => {
     const ui = await request(service.url).get('/api/docs').redirects(1).expect(200);

@@ -60,7 +60,7 @@ export interface RequestLog {
    * Express middleware: the request id, the request's context (the request itself: its id, its child logger
    * once something logs, its statement count) for the code that serves it, and its one line when it ends.
    */
-  middleware: (request: LoggedRequest, response: ServerResponse, next: () => void) => void;
+  middleware: (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
 }
 
 /**
@@ -86,7 +86,8 @@ export function createRequestLog(level: LogLevel, pretty = false): RequestLog {
   // The request lines are built here from named scalars only, so they skip the redaction walk (which copied
   // every line's object: a tenth of what a request allocated).
   const lines = pino({ level }, destination);
-  const middleware = (request: LoggedRequest, response: ServerResponse, next: () => void) => {
+  const middleware = (incoming: IncomingMessage, response: ServerResponse, next: () => void) => {
+    const request = incoming as LoggedRequest;
     const startedAt = Date.now();
     const id = requestId(request, response);
     request.id = id;

@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import type { Middleware } from '../common/middleware-sequence';
 import { AppMetrics } from './app-metrics';
 
 /** The route label of a request no route matched (unknown paths, bodies refused before routing). */
@@ -10,12 +11,12 @@ const NOT_FOUND_ROUTE = '{/*splat}';
 /**
  * Times every request from the first middleware to the last byte sent, labelled with the route template
  * (`/api/v2/order/:id`, never the path itself), method and status; counts 429s as rate-limit refusals (the
- * rate limit is the only source of a 429). Installed only when metrics are on.
+ * rate limit is the only source of a 429). The middleware to mount first; none when metrics are off.
  */
-export function useHttpMetrics(app: INestApplication): void {
+export function httpMetrics(app: INestApplication): Middleware[] {
   const metrics = app.get(AppMetrics);
-  if (!metrics.enabled) return;
-  app.use((request: Request, response: Response, next: NextFunction) => {
+  if (!metrics.enabled) return [];
+  const middleware = (request: Request, response: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
     response.once('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -28,5 +29,6 @@ export function useHttpMetrics(app: INestApplication): void {
       if (response.statusCode === 429) metrics.rateLimitRefusals.inc();
     });
     next();
-  });
+  };
+  return [middleware];
 }
