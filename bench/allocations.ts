@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { BENCH_DEVICE_CREDENTIALS_KEY, benchDatabaseName, openBenchServer } from './bench-database';
-import { startServer } from './processes';
+import { appEnvironment, startServer } from './processes';
 import { prepareSamples } from './scenarios';
 
 /**
@@ -70,15 +70,7 @@ async function main(): Promise<void> {
     'app',
     ['--import', join(__dirname, 'allocation-sampler.mjs'), 'dist/main.js'],
     PORT,
-    {
-      NODE_ENV: 'production',
-      DATABASE_URL: url,
-      DEVICE_CREDENTIALS_KEY: BENCH_DEVICE_CREDENTIALS_KEY,
-      RATE_LIMIT_PER_MINUTE: '1000000000',
-      LOG_LEVEL: 'info',
-      METRICS_PORT: '0',
-      ALLOCATION_PROFILE: PROFILE,
-    },
+    { ...appEnvironment(url, BENCH_DEVICE_CREDENTIALS_KEY), METRICS_PORT: '0', ALLOCATION_PROFILE: PROFILE },
     '/health/ready',
   );
   let next = 0;

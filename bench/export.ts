@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { BENCH_DEVICE_CREDENTIALS_KEY, benchDatabaseName, openBenchServer } from './bench-database';
-import { startServer } from './processes';
+import { appEnvironment, startServer } from './processes';
 import { prepareSamples } from './scenarios';
 import { BENCH_COMPANY_ID } from './seed';
 
@@ -87,11 +87,7 @@ async function main(): Promise<void> {
       ['dist/main.js'],
       PORT,
       {
-        NODE_ENV: 'production',
-        DATABASE_URL: url,
-        DEVICE_CREDENTIALS_KEY: BENCH_DEVICE_CREDENTIALS_KEY,
-        RATE_LIMIT_PER_MINUTE: '1000000000',
-        LOG_LEVEL: 'info',
+        ...appEnvironment(url, BENCH_DEVICE_CREDENTIALS_KEY),
         ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}),
       },
       '/health/ready',

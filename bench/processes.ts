@@ -82,3 +82,17 @@ export async function startServer(
     },
   };
 }
+
+/**
+ * The environment the bench runs the compiled app with: production mode, request logging on, the rate limit
+ * on but high enough never to refuse, the bench database and its credentials key.
+ */
+export function appEnvironment(databaseUrl: string, credentialsKey: string): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    DEVICE_CREDENTIALS_KEY: credentialsKey,
+    RATE_LIMIT_PER_MINUTE: '1000000000',
+    LOG_LEVEL: 'info',
+  };
+}

@@ -9,7 +9,7 @@ import {
   benchDatabaseName,
   openBenchServer,
 } from './bench-database';
-import { type ServerProcess, startServer } from './processes';
+import { appEnvironment, type ServerProcess, startServer } from './processes';
 import { isHello, markdown, type Measurement, targets, withReferenceRatios } from './report';
 import { allScenarios, filterScenarios, NO_SAMPLES, prepareSamples, type Scenario } from './scenarios';
 import { seedBenchDatabase } from './seed';
@@ -18,8 +18,6 @@ import { seedBenchDatabase } from './seed';
 const APP_PORT = Number(process.env.BENCH_PORT ?? 4100);
 const PLAIN_PORT = APP_PORT + 1;
 const BARE_PORT = APP_PORT + 2;
-/** High enough that the limiter never refuses, while every request still passes through it. */
-const RATE_LIMIT = '1000000000';
 const RESULTS_DIR = join(__dirname, 'results');
 /** What the caller may set for the app under test, to compare settings: `DATABASE_POOL_SIZE=20 npm run bench`. */
 const PASSED_THROUGH = ['NODE_OPTIONS', 'DATABASE_POOL_SIZE', 'METRICS_PORT'];
@@ -98,11 +96,7 @@ async function runOn(
   const samples = await prepareSamples(url);
   const chosen = scenarios(samples).filter(selected);
   const env = {
-    NODE_ENV: 'production',
-    DATABASE_URL: url,
-    DEVICE_CREDENTIALS_KEY: BENCH_DEVICE_CREDENTIALS_KEY,
-    RATE_LIMIT_PER_MINUTE: RATE_LIMIT,
-    LOG_LEVEL: 'info',
+    ...appEnvironment(url, BENCH_DEVICE_CREDENTIALS_KEY),
     METRICS_PORT: String(APP_PORT + 3),
     ...Object.fromEntries(
       PASSED_THROUGH.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]),
