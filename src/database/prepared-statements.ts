@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Pool, QueryResultRow } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { countQuery } from './query-counter';
 
 /** PostgreSQL's "cached plan must not change result type" (feature_not_supported). */
@@ -15,11 +15,11 @@ export interface PreparedStatement {
 }
 
 /**
- * The hottest reads as prepared statements, on the DataSource's own pool (same connections, same statement
- * and read timeouts): planning one order's JSON costs PostgreSQL more than running it, and TypeORM sends
- * every statement unnamed, to be parsed and planned anew. A failed statement hands its connection back as
- * broken, so a stalled one is closed (pg-pool does this for `query`): use it for reads only, where a failure
- * is rare (a timeout, a database going away), never inside a transaction.
+ * The hottest statements, prepared: planning one order's JSON costs PostgreSQL more than running it, and
+ * TypeORM sends every statement unnamed, to be parsed and planned anew. `rows` reads on the DataSource's own
+ * pool (same connections, same statement and read timeouts); a failed read hands its connection back as
+ * broken, so a stalled one is closed (pg-pool does this for `query`). `rowsOn` writes on a manager's
+ * connection, inside a transaction when there is one.
  */
 @Injectable()
 export class PreparedStatements {
@@ -38,6 +38,19 @@ export class PreparedStatements {
       if ((error as { code?: string }).code !== STALE_PREPARED_PLAN) throw error;
       return this.run<Row>(statement, values);
     }
+  }
+
+  /**
+   * A statement that writes, on `manager`'s connection (a transaction's, or the pool's through TypeORM, which
+   * hands pg its query as it is: pg takes the named config). Not retried: in a transaction a failed statement
+   * has aborted it. What a write statement returns (generated ids, timestamps) is not what migrations change.
+   */
+  rowsOn<Row extends QueryResultRow>(
+    manager: EntityManager,
+    statement: PreparedStatement,
+    values: unknown[],
+  ): Promise<Row[]> {
+    return manager.query(statement as unknown as string, values);
   }
 
   private async run<Row extends QueryResultRow>(

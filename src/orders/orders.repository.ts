@@ -51,7 +51,7 @@ interface PlacedRow {
 @Injectable()
 export class OrdersRepository {
   /** The placement statement (see `place`), built once from the entity's column names. */
-  private placement?: { name: string; text: string };
+  private placement?: PreparedStatement;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -74,25 +74,21 @@ export class OrdersRepository {
     eventType: EventType,
   ): Promise<Order> {
     const sealed = this.credentials.seal(values);
-    const [row]: PlacedRow[] = await manager.query(
-      // pg takes a query config ({ name, text }) where TypeORM passes the text through: a prepared statement.
-      this.placementStatement() as unknown as string,
-      [
-        ...PLACED_PROPERTIES.map((property) => sealed[property]),
-        audit.tokenId,
-        audit.userName,
-        audit.requestId,
-        audit.companyId,
-        audit.action,
-        audit.targetType,
-        audit.changedFields,
-        eventType,
-      ],
-    );
+    const [row] = await this.prepared.rowsOn<PlacedRow>(manager, this.placementStatement(), [
+      ...PLACED_PROPERTIES.map((property) => sealed[property]),
+      audit.tokenId,
+      audit.userName,
+      audit.requestId,
+      audit.companyId,
+      audit.action,
+      audit.targetType,
+      audit.changedFields,
+      eventType,
+    ]);
     return Object.assign(new Order(), sealed, row);
   }
 
-  private placementStatement(): { name: string; text: string } {
+  private placementStatement(): PreparedStatement {
     if (this.placement) return this.placement;
     const metadata = this.dataSource.getMetadata(Order);
     const columns = PLACED_PROPERTIES.map(
