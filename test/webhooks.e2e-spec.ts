@@ -457,6 +457,11 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
     const endpoint = await register(partner.companyId, '/deleted');
     await place(partner);
     await receiver.waitFor((received) => received.some((webhook) => webhook.path === '/deleted'));
+    // Received is not yet recorded: a delete in between would cancel the delivery the dispatcher is finishing.
+    await eventually(
+      async () => (await deliveriesOf(endpoint.id)).some((delivery) => delivery.status === 'succeeded'),
+      () => 'the delivery to /deleted was never recorded as succeeded',
+    );
     const deleted = await api().delete(`/api/v2/admin/webhooks/${endpoint.id}`).set(as(admin)).expect(200);
     expect(deleted.body).toMatchObject({ id: endpoint.id, active: false, deleted_at: expect.any(String) });
     expect(deleted.body.secret).toBeUndefined();

@@ -78,7 +78,10 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       .map((line) => JSON.parse(line) as LogLine);
 
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`The service did not start:\n${all}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM'); // no service left running behind a failed test
+      reject(new Error(`The service did not start:\n${all}`));
+    }, START_TIMEOUT_MS);
     const check = () => {
       const listening = parseLogs().find((line) => line.event === 'listening');
       if (listening) {
