@@ -16,10 +16,10 @@ export interface PreparedStatement {
 
 /**
  * The hottest statements, prepared: planning one order's JSON costs PostgreSQL more than running it, and
- * TypeORM sends every statement unnamed, to be parsed and planned anew. `rows` reads on the DataSource's own
- * pool (same connections, same statement and read timeouts); a failed read hands its connection back as
- * broken, so a stalled one is closed (pg-pool does this for `query`). `rowsOn` writes on a manager's
- * connection, inside a transaction when there is one.
+ * TypeORM sends every statement unnamed, to be parsed and planned anew. `rows` runs on the DataSource's own
+ * pool (same connections, same statement and read timeouts); a failed statement hands its connection back as
+ * broken, so a stalled one is closed (pg-pool does this for `query`). `rowsOn` joins a transaction when there
+ * is one.
  */
 @Injectable()
 export class PreparedStatements {
@@ -41,15 +41,17 @@ export class PreparedStatements {
   }
 
   /**
-   * A statement that writes, on `manager`'s connection (a transaction's, or the pool's through TypeORM, which
-   * hands pg its query as it is: pg takes the named config). Not retried: in a transaction a failed statement
-   * has aborted it. What a write statement returns (generated ids, timestamps) is not what migrations change.
+   * The statement in `manager`'s transaction when it has one (TypeORM hands pg its query as it is, so pg takes
+   * the named config; not retried: a failed statement has aborted the transaction), else as `rows` does, on
+   * the pool without TypeORM's query runner around it. A statement whose plan went stale failed before it
+   * ran, so running it again is safe for a write too.
    */
   rowsOn<Row extends QueryResultRow>(
     manager: EntityManager,
     statement: PreparedStatement,
     values: unknown[],
   ): Promise<Row[]> {
+    if (!manager.queryRunner) return this.rows<Row>(statement, values);
     return manager.query(statement as unknown as string, values);
   }
 
