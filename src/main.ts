@@ -54,7 +54,7 @@ async function createApp(
   app.disable('x-powered-by');
   // The only ETag is an order's version (CONTRACT §8), set where an order is returned; no content hashes.
   app.set('etag', false);
-  // Every request crosses these: two Express layers instead of six (see inSequence).
+  // What every request crosses, as two Express layers (inSequence) rather than one layer each.
   app.use(inSequence(...httpMetrics(app), requestLog.middleware, setSecurityHeaders()));
   allowCors(app, env.CORS_ORIGINS);
   serveAdminConsole(app);
