@@ -70,15 +70,18 @@ describe('docker/', () => {
       expr: string;
       annotations: Record<string, string>;
     }
-    const rules = (parseYaml(read('prometheus/alerts.yml')) as { groups: { rules: Rule[] }[] }).groups.flatMap(
-      (group) => group.rules,
-    );
+    const rules = (
+      parseYaml(read('prometheus/alerts.yml')) as { groups: { rules: Rule[] }[] }
+    ).groups.flatMap((group) => group.rules);
 
     it('every alert has a runbook_url naming its own section of docs/operations/alerts.md, which exists', () => {
       expect(rules.length).toBeGreaterThanOrEqual(9);
       for (const { alert, annotations } of rules) {
         const runbook = annotations.runbook_url;
-        expect({ alert, runbook }).toEqual({ alert, runbook: `docs/operations/alerts.md#${alert.toLowerCase()}` });
+        expect({ alert, runbook }).toEqual({
+          alert,
+          runbook: `docs/operations/alerts.md#${alert.toLowerCase()}`,
+        });
         expect({ alert, broken: brokenLink(REPOSITORY, 'README.md', runbook) }).toEqual({ alert });
       }
     });

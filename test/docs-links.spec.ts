@@ -15,9 +15,15 @@ describe('links in the documentation', () => {
       'post-order-before-and-after-2026-11-23-shared-machine',
     );
     expect(slugOf('Idempotency-Key')).toBe('idempotency-key');
-    expect([...anchorsOf('# A\n## Notes\n```\n# not a heading\n```\n## Notes\n')]).toEqual(['a', 'notes', 'notes-1']);
+    expect([...anchorsOf('# A\n## Notes\n```\n# not a heading\n```\n## Notes\n')]).toEqual([
+      'a',
+      'notes',
+      'notes-1',
+    ]);
     expect(
-      relativeLinksOf('[a](docs/x.md#y) [b](https://example.com) `[c](no.md)`\n```\n[d](no.md)\n```\n[e]: ../f.md\n'),
+      relativeLinksOf(
+        '[a](docs/x.md#y) [b](https://example.com) `[c](no.md)`\n```\n[d](no.md)\n```\n[e]: ../f.md\n',
+      ),
     ).toEqual([
       { line: 1, target: 'docs/x.md#y' },
       { line: 5, target: '../f.md' },

@@ -88,6 +88,9 @@ export function brokenLink(root: string, file: string, target: string): string |
   if (!resolved.startsWith(resolve(root))) return 'points outside the repository';
   if (!existsSync(resolved)) return 'no such file';
   if (anchor === undefined || anchor === '') return undefined;
-  if (statSync(resolved).isDirectory() || !resolved.endsWith('.md')) return 'an anchor on a file that is not Markdown';
-  return anchorsOf(readFileSync(resolved, 'utf8')).has(decodeURIComponent(anchor)) ? undefined : 'no such anchor';
+  if (statSync(resolved).isDirectory() || !resolved.endsWith('.md'))
+    return 'an anchor on a file that is not Markdown';
+  return anchorsOf(readFileSync(resolved, 'utf8')).has(decodeURIComponent(anchor))
+    ? undefined
+    : 'no such anchor';
 }
