@@ -142,11 +142,15 @@ describe('Prometheus metrics on their own port (METRICS_PORT)', () => {
   });
 
   it('ships alert rules and a Grafana dashboard that parse and query only series the service exports', async () => {
-    const exported = new Set(
-      [...(await scrape(metricsPort)).matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap(([, name, type]) =>
+    // Besides the service's own series: Prometheus's `up` per scrape target, and the blackbox exporter's
+    // `probe_success` for /health/ready (docker/prometheus/prometheus.yml).
+    const exported = new Set([
+      'up',
+      'probe_success',
+      ...[...(await scrape(metricsPort)).matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap(([, name, type]) =>
         type === 'histogram' ? [`${name}_bucket`, `${name}_count`, `${name}_sum`] : [name],
       ),
-    );
+    ]);
     const rules = (
       parseYaml(readFileSync(join(DOCKER, 'prometheus', 'alerts.yml'), 'utf8')) as {
         groups: {
@@ -156,10 +160,15 @@ describe('Prometheus metrics on their own port (METRICS_PORT)', () => {
       }
     ).groups.flatMap((group) => group.rules);
     expect(rules.map((rule) => rule.alert)).toEqual([
+      'RestaurantOrdersTargetDown',
+      'RestaurantOrdersNotReady',
       'RestaurantOrdersHighErrorRatio',
       'RestaurantOrdersSlowRequests',
       'RestaurantOrdersWebhookLag',
+      'RestaurantOrdersWebhookDeliveriesGivenUp',
       'RestaurantOrdersDatabasePoolWaiting',
+      'RestaurantOrdersHeapNearLimit',
+      'RestaurantOrdersEventLoopLag',
     ]);
     const dashboard = JSON.parse(readFileSync(join(DOCKER, 'grafana', 'restaurant-orders.json'), 'utf8')) as {
       panels: { title: string; targets: { expr: string }[] }[];

@@ -1,12 +1,12 @@
 /**
- * Every ```sh block of README.md runs here, in README order, against a freshly started service, so the
- * commands a newcomer copies work. For anyone adding a README section:
+ * Every ```sh block of README.md and then of docs/tutorial.md runs here, in that order, against a freshly
+ * started service, so the commands a newcomer copies work. For anyone adding a section to either:
  *
  * - A block is run when its opening fence is exactly ```sh (not indented, nothing after "sh") and it ends at
  *   the next line that is exactly ```. Blocks tagged otherwise (```text, ```json, ```js, none) are never run:
  *   use ```text for what cannot run here (a server in the foreground, Docker, another database, minutes).
- * - All run blocks form one bash script with `set -euo pipefail`, in README order: a variable one block sets
- *   (T, API, ORDER, ...) is there in the next. A failing command fails the test, naming its block's line.
+ * - All run blocks form one bash script with `set -euo pipefail`, in that order: a variable one block sets
+ *   (T, API, ORDER, ...) is there in the next. A failing command fails the test, naming its file and line.
  *   `curl -s` does not fail on an HTTP error status, so a block that must prove something ends with a check
  *   that fails otherwise (`jq -e`, `jq -er .field`, `grep -q`).
  * - The service runs as `WEBHOOK_ALLOW_PRIVATE=true npm start` would, on its embedded PostgreSQL, first start
@@ -26,16 +26,20 @@ import { findFreePort } from '../src/database/free-port';
 import { startService, type RunningService } from './harness/service';
 
 const REPOSITORY = join(__dirname, '..');
+/** The documents whose ```sh blocks run, in order: the README's quick start, then the tutorial. */
+const DOCUMENTS = ['README.md', 'docs/tutorial.md'];
 const SCRIPT_TIMEOUT_MS = 240_000;
 
 export interface ShellBlock {
-  /** 1-based line of the opening fence in the README. */
+  /** The document, relative to the repository. */
+  file?: string;
+  /** 1-based line of the opening fence in the document. */
   line: number;
   code: string;
 }
 
 /** The ```sh blocks of a Markdown text, in order (see the rules at the top of this file). */
-export function shellBlocks(markdown: string): ShellBlock[] {
+export function shellBlocks(markdown: string, file = 'the Markdown text'): ShellBlock[] {
   const blocks: ShellBlock[] = [];
   let open: { line: number; lines: string[]; run: boolean } | undefined;
   markdown.split('\n').forEach((text, index) => {
@@ -49,23 +53,25 @@ export function shellBlocks(markdown: string): ShellBlock[] {
       open.lines.push(text);
     }
   });
-  if (open) throw new Error(`README.md: the block opened at line ${open.line} is never closed`);
+  if (open) throw new Error(`${file}: the block opened at line ${open.line} is never closed`);
   return blocks;
 }
 
-/** One bash script of all blocks; each announces itself on stderr so a failure names its README line. */
+/** One bash script of all blocks; each announces itself on stderr so a failure names its file and line. */
 function scriptOf(blocks: ShellBlock[], servicePort: number, receiverPort: number): string {
-  const body = blocks.map(({ line, code }) => {
+  const body = blocks.map(({ file, line, code }) => {
     const local = code
       .replace(/\b(localhost|127\.0\.0\.1):3000\b/g, `$1:${servicePort}`)
       .replace(/\b8080\b/g, String(receiverPort));
-    return `echo "### README.md block at line ${line}" >&2\n${local}`;
+    return `echo "### ${file} block at line ${line}" >&2\n${local}`;
   });
   return ['set -euo pipefail', "trap 'kill $(jobs -p) 2>/dev/null || true' EXIT", ...body].join('\n');
 }
 
-describe('README.md', () => {
-  const markdown = readFileSync(join(REPOSITORY, 'README.md'), 'utf8');
+describe('README.md and docs/tutorial.md', () => {
+  const blocks = DOCUMENTS.flatMap((file) =>
+    shellBlocks(readFileSync(join(REPOSITORY, file), 'utf8'), file).map((block) => ({ ...block, file })),
+  );
   const workDir = mkdtempSync(join(tmpdir(), 'roa-readme-'));
   let service: RunningService | undefined;
 
@@ -89,7 +95,8 @@ describe('README.md', () => {
       { line: 2, code: 'echo 1' },
       { line: 11, code: 'echo 2\necho 3' },
     ]);
-    expect(shellBlocks(markdown).length).toBeGreaterThanOrEqual(4);
+    expect(blocks.filter((block) => block.file === 'README.md').length).toBeGreaterThanOrEqual(1);
+    expect(blocks.filter((block) => block.file === 'docs/tutorial.md').length).toBeGreaterThanOrEqual(4);
   });
 
   it(
@@ -100,7 +107,7 @@ describe('README.md', () => {
         cwd: workDir,
         env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '1000' },
       });
-      const script = scriptOf(shellBlocks(markdown), Number(new URL(service.url).port), await findFreePort());
+      const script = scriptOf(blocks, Number(new URL(service.url).port), await findFreePort());
       const shell = spawn('bash', ['-c', script], {
         cwd: workDir,
         env: { PATH: process.env.PATH, HOME: process.env.HOME },
