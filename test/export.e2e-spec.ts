@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { parse } from 'csv-parse/sync';
 import request from 'supertest';
@@ -67,6 +68,49 @@ function expectedRow(item: Item): Record<string, string> {
   );
 }
 
+/** Every text column of the file that a partner or logistics can fill with any text. */
+const TEXT_COLUMNS = [
+  'first_name',
+  'last_name',
+  'consignee',
+  'phone',
+  'zip',
+  'city',
+  'street',
+  'house_number',
+  'floor',
+  'door',
+  'opening_hours',
+  'login',
+  'password',
+  'serial_number',
+  'merchant_id',
+];
+
+const LINE_BREAKS = { LF: '\n', CR: '\r', CRLF: '\r\n' };
+
+/**
+ * The file as spreadsheets and scripts read it: csv-parse told that any of CRLF, LF and CR ends a record (as
+ * Excel, LibreOffice and Python do), and Python's csv module; both must see the same records.
+ */
+function readCsv(text: string): Record<string, string>[] {
+  const records = parse<Record<string, string>>(text, {
+    columns: true,
+    record_delimiter: ['\r\n', '\n', '\r'],
+  });
+  const python = execFileSync(
+    'python3',
+    [
+      '-c',
+      'import csv, io, json, sys\n' +
+        "print(json.dumps(list(csv.DictReader(io.TextIOWrapper(sys.stdin.buffer, encoding='utf-8', newline='')))))",
+    ],
+    { input: text },
+  );
+  expect(JSON.parse(python.toString())).toEqual(records);
+  return records;
+}
+
 /** Supertest keeps the file as text (and the OpenAPI hook checks it as the documented string). */
 function asText(response: request.Response, done: (error: Error | null, body: string) => void): void {
   const stream = response as unknown as IncomingMessage & { text?: string };
@@ -101,7 +145,7 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
     api().get(`/api/v2/orders/export?${query}`).set(as(owner.token)).buffer(true).parse(asText);
   const csvOf = async (query: string, owner = partner) => {
     const response = await download(`format=csv&${query}`, owner).expect(200);
-    return parse<Record<string, string>>(response.body as string, { columns: true });
+    return readCsv(response.body as string);
   };
   const ndjsonOf = async (query: string, owner = partner) => {
     const response = await download(`format=ndjson&${query}`, owner).expect(200);
@@ -220,6 +264,51 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
     });
     const [item] = await ndjsonOf('', own);
     expect(item).toMatchObject(values);
+  });
+
+  it.each(Object.entries(LINE_BREAKS))(
+    'keeps one record per order when every text column holds a line break (%s)',
+    async (_name, lineBreak) => {
+      const own = await fixtures.partner('AT');
+      const texts = Object.fromEntries(TEXT_COLUMNS.map((column) => [column, `${column}${lineBreak}line 2`]));
+      const { serial_number: serialNumber, ...placed } = texts;
+      const ids = [
+        await place(placed, own),
+        await place({ street: `Obchodná 12,${lineBreak}courtyard` }, own),
+      ];
+      await api().post(`/api/v2/logistics/orders/${ids[0]}/sent`).set(as(logisticsToken)).expect(200);
+      await api()
+        .patch(`/api/v2/logistics/orders/${ids[0]}`)
+        .set(as(logisticsToken))
+        .send({ serial_number: serialNumber })
+        .expect(200);
+
+      const rows = await csvOf('', own);
+      expect(rows).toEqual((await listAll('', own)).map(expectedRow));
+      expect(rows.map((row) => Number(row.order_id))).toEqual(ids.reverse());
+      expect(rows[1]).toMatchObject(texts);
+    },
+  );
+
+  it('guards a formula that follows a line break only as part of its quoted cell, never as a row of its own', async () => {
+    const own = await fixtures.partner('SK');
+    const serialNumber = "SN-1\n=cmd|' /C calc'!A0";
+    const id = await place({ opening_hours: '\r=1+1', door: '\r\n@SUM(A1)' }, own);
+    await api().post(`/api/v2/logistics/orders/${id}/sent`).set(as(logisticsToken)).expect(200);
+    await api()
+      .patch(`/api/v2/logistics/orders/${id}`)
+      .set(as(logisticsToken))
+      .send({ serial_number: serialNumber })
+      .expect(200);
+
+    const rows = await csvOf('', own);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      order_id: String(id),
+      serial_number: serialNumber,
+      opening_hours: "'\r=1+1",
+      door: "'\r\n@SUM(A1)",
+    });
   });
 
   it('streams more orders than one batch, ties on created_at included, as NDJSON lines equal to the list items', async () => {
