@@ -311,6 +311,43 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
     });
   });
 
+  it('refuses a tracking number with whitespace, which would split the space-separated tracking_numbers column', async () => {
+    const own = await fixtures.partner('CZ');
+    const id = await place({}, own);
+    await api().post(`/api/v2/logistics/orders/${id}/sent`).set(as(logisticsToken)).expect(200);
+    const refused = {
+      message: 'Bad request.',
+      errors: { tracking_number: ['The tracking number may not contain spaces or other whitespace.'] },
+    };
+    for (const number of ['PKG 1', ' PKG-1', 'PKG-1\t', 'PKG\n1', 'PKG\u00a01', 'PKG\u20281']) {
+      const put = await api()
+        .put(`/api/v2/logistics/orders/${id}/trackings/${encodeURIComponent(number)}`)
+        .set(as(logisticsToken))
+        .send({ delivery_date: '2026-11-22T10:00' });
+      expect([number, put.status, put.body]).toEqual([number, 400, refused]);
+      const status = await api()
+        .post(`/api/v2/logistics/orders/${id}/detailed-statuses`)
+        .set(as(logisticsToken))
+        .send({ status: 'In transit', status_date: '2026-11-22T09:00', tracking_number: number });
+      expect([number, status.status, status.body]).toEqual([number, 400, refused]);
+    }
+    const typed = await api()
+      .post(`/api/v2/logistics/orders/${id}/detailed-statuses`)
+      .set(as(logisticsToken))
+      .send({ status: 'In transit', status_date: '2026-11-22T09:00', tracking_number: 5 })
+      .expect(400);
+    expect(typed.body.errors).toEqual({ tracking_number: ['The tracking number must be a string.'] });
+    await api()
+      .put(`/api/v2/logistics/orders/${id}/trackings/PKG-1`)
+      .set(as(logisticsToken))
+      .send({ delivery_date: '2026-11-22T10:00' })
+      .expect(201);
+    const [order] = await ndjsonOf('', own);
+    expect(order.trackings.map((tracking) => tracking.tracking_number)).toEqual(['PKG-1']);
+    expect(order.detailed_status).toBeNull();
+    expect((await csvOf('', own))[0].tracking_numbers).toBe('PKG-1');
+  });
+
   it('streams more orders than one batch, ties on created_at included, as NDJSON lines equal to the list items', async () => {
     const own = await fixtures.partner('PL');
     const original = await place({ city: 'Kraków' }, own);
