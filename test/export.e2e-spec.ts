@@ -1,10 +1,14 @@
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { parse } from 'csv-parse/sync';
 import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
-import { type RunningService, startService } from './harness/service';
+import { type RunningService, startService, startServiceExpectingFailure } from './harness/service';
 
 type Item = Record<string, unknown> & {
   order_id: number;
@@ -67,6 +71,90 @@ function expectedRow(item: Item): Record<string, string> {
   );
 }
 
+/** Every text column of the file that a partner or logistics can fill with any text. */
+const TEXT_COLUMNS = [
+  'first_name',
+  'last_name',
+  'consignee',
+  'phone',
+  'zip',
+  'city',
+  'street',
+  'house_number',
+  'floor',
+  'door',
+  'opening_hours',
+  'login',
+  'password',
+  'serial_number',
+  'merchant_id',
+];
+
+const LINE_BREAKS = { LF: '\n', CR: '\r', CRLF: '\r\n' };
+
+/**
+ * The file as spreadsheets and scripts read it: csv-parse told that any of CRLF, LF and CR ends a record (as
+ * Excel, LibreOffice and Python do), and Python's csv module; both must see the same records.
+ */
+function readCsv(text: string): Record<string, string>[] {
+  const records = parse<Record<string, string>>(text, {
+    columns: true,
+    record_delimiter: ['\r\n', '\n', '\r'],
+  });
+  const python = execFileSync(
+    'python3',
+    [
+      '-c',
+      'import csv, io, json, sys\n' +
+        "print(json.dumps(list(csv.DictReader(io.TextIOWrapper(sys.stdin.buffer, encoding='utf-8', newline='')))))",
+    ],
+    { input: text },
+  );
+  expect(JSON.parse(python.toString())).toEqual(records);
+  return records;
+}
+
+/** The stall timeout the services under test run with (EXPORT_STALL_TIMEOUT_MS; 30 s by default). */
+const STALL_MS = 4_000;
+
+/** The export slots held right now, on every instance (session advisory locks of the slots' connections). */
+const HELD_SLOTS = `SELECT count(*)::int AS count FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+  WHERE l.locktype = 'advisory' AND l.granted AND a.datname = current_database()
+    AND a.application_name = 'restaurant-orders-api:export-slots'`;
+
+/** A client that sends the export request on a raw socket and never reads the answer. */
+async function stalledExport(origin: string, token: string): Promise<Socket> {
+  const { hostname, port } = new URL(origin);
+  const socket = connect(Number(port), hostname);
+  await once(socket, 'connect');
+  socket.pause();
+  socket.write(
+    `GET /api/v2/orders/export?format=ndjson HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\n\r\n`,
+  );
+  return socket;
+}
+
+/** Reads what a stalled client was sent, until the connection ends; whether the file came whole. */
+async function readToEnd(socket: Socket): Promise<{ bytes: number; whole: boolean }> {
+  let bytes = 0;
+  let tail = '';
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk: string) => {
+    bytes += chunk.length;
+    tail = (tail + chunk).slice(-16);
+  });
+  socket.on('error', () => undefined);
+  socket.resume();
+  await once(socket, 'close');
+  return { bytes, whole: tail.endsWith('\r\n0\r\n\r\n') };
+}
+
+/** The service's resident set size, in MB. */
+function rssMb(service: RunningService): number {
+  const status = readFileSync(`/proc/${service.process.pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
+}
+
 /** Supertest keeps the file as text (and the OpenAPI hook checks it as the documented string). */
 function asText(response: request.Response, done: (error: Error | null, body: string) => void): void {
   const stream = response as unknown as IncomingMessage & { text?: string };
@@ -78,6 +166,12 @@ function asText(response: request.Response, done: (error: Error | null, body: st
     done(null, text);
   });
 }
+
+const SERVICE_ENV = {
+  RATE_LIMIT_PER_MINUTE: '100000',
+  ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
+  EXPORT_STALL_TIMEOUT_MS: String(STALL_MS),
+};
 
 describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
   let service: RunningService;
@@ -101,7 +195,7 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
     api().get(`/api/v2/orders/export?${query}`).set(as(owner.token)).buffer(true).parse(asText);
   const csvOf = async (query: string, owner = partner) => {
     const response = await download(`format=csv&${query}`, owner).expect(200);
-    return parse<Record<string, string>>(response.body as string, { columns: true });
+    return readCsv(response.body as string);
   };
   const ndjsonOf = async (query: string, owner = partner) => {
     const response = await download(`format=ndjson&${query}`, owner).expect(200);
@@ -140,9 +234,7 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
   }
 
   beforeAll(async () => {
-    service = await startService({
-      env: { RATE_LIMIT_PER_MINUTE: '100000', ADMIN_RATE_LIMIT_PER_MINUTE: '100000' },
-    });
+    service = await startService({ env: SERVICE_ENV });
     admin = await issueAdminToken(service.databaseUrl!);
     fixtures = new Fixtures(service.url, admin);
     partner = await fixtures.partner('SK');
@@ -220,6 +312,88 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
     });
     const [item] = await ndjsonOf('', own);
     expect(item).toMatchObject(values);
+  });
+
+  it.each(Object.entries(LINE_BREAKS))(
+    'keeps one record per order when every text column holds a line break (%s)',
+    async (_name, lineBreak) => {
+      const own = await fixtures.partner('AT');
+      const texts = Object.fromEntries(TEXT_COLUMNS.map((column) => [column, `${column}${lineBreak}line 2`]));
+      const { serial_number: serialNumber, ...placed } = texts;
+      const ids = [
+        await place(placed, own),
+        await place({ street: `Obchodná 12,${lineBreak}courtyard` }, own),
+      ];
+      await api().post(`/api/v2/logistics/orders/${ids[0]}/sent`).set(as(logisticsToken)).expect(200);
+      await api()
+        .patch(`/api/v2/logistics/orders/${ids[0]}`)
+        .set(as(logisticsToken))
+        .send({ serial_number: serialNumber })
+        .expect(200);
+
+      const rows = await csvOf('', own);
+      expect(rows).toEqual((await listAll('', own)).map(expectedRow));
+      expect(rows.map((row) => Number(row.order_id))).toEqual(ids.reverse());
+      expect(rows[1]).toMatchObject(texts);
+    },
+  );
+
+  it('guards a formula that follows a line break only as part of its quoted cell, never as a row of its own', async () => {
+    const own = await fixtures.partner('SK');
+    const serialNumber = "SN-1\n=cmd|' /C calc'!A0";
+    const id = await place({ opening_hours: '\r=1+1', door: '\r\n@SUM(A1)' }, own);
+    await api().post(`/api/v2/logistics/orders/${id}/sent`).set(as(logisticsToken)).expect(200);
+    await api()
+      .patch(`/api/v2/logistics/orders/${id}`)
+      .set(as(logisticsToken))
+      .send({ serial_number: serialNumber })
+      .expect(200);
+
+    const rows = await csvOf('', own);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      order_id: String(id),
+      serial_number: serialNumber,
+      opening_hours: "'\r=1+1",
+      door: "'\r\n@SUM(A1)",
+    });
+  });
+
+  it('refuses a tracking number with whitespace, which would split the space-separated tracking_numbers column', async () => {
+    const own = await fixtures.partner('CZ');
+    const id = await place({}, own);
+    await api().post(`/api/v2/logistics/orders/${id}/sent`).set(as(logisticsToken)).expect(200);
+    const refused = {
+      message: 'Bad request.',
+      errors: { tracking_number: ['The tracking number may not contain spaces or other whitespace.'] },
+    };
+    for (const number of ['PKG 1', ' PKG-1', 'PKG-1\t', 'PKG\n1', 'PKG\u00a01', 'PKG\u20281']) {
+      const put = await api()
+        .put(`/api/v2/logistics/orders/${id}/trackings/${encodeURIComponent(number)}`)
+        .set(as(logisticsToken))
+        .send({ delivery_date: '2026-11-22T10:00' });
+      expect([number, put.status, put.body]).toEqual([number, 400, refused]);
+      const status = await api()
+        .post(`/api/v2/logistics/orders/${id}/detailed-statuses`)
+        .set(as(logisticsToken))
+        .send({ status: 'In transit', status_date: '2026-11-22T09:00', tracking_number: number });
+      expect([number, status.status, status.body]).toEqual([number, 400, refused]);
+    }
+    const typed = await api()
+      .post(`/api/v2/logistics/orders/${id}/detailed-statuses`)
+      .set(as(logisticsToken))
+      .send({ status: 'In transit', status_date: '2026-11-22T09:00', tracking_number: 5 })
+      .expect(400);
+    expect(typed.body.errors).toEqual({ tracking_number: ['The tracking number must be a string.'] });
+    await api()
+      .put(`/api/v2/logistics/orders/${id}/trackings/PKG-1`)
+      .set(as(logisticsToken))
+      .send({ delivery_date: '2026-11-22T10:00' })
+      .expect(201);
+    const [order] = await ndjsonOf('', own);
+    expect(order.trackings.map((tracking) => tracking.tracking_number)).toEqual(['PKG-1']);
+    expect(order.detailed_status).toBeNull();
+    expect((await csvOf('', own))[0].tracking_numbers).toBe('PKG-1');
   });
 
   it('streams more orders than one batch, ties on created_at included, as NDJSON lines equal to the list items', async () => {
@@ -309,6 +483,116 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
     await api().get('/api/v2/orders/export?format=csv').expect(401);
   });
 
+  it('answers HEAD with the headers of the file and runs no export', async () => {
+    const own = await fixtures.partner('SK');
+    await place({}, own);
+    const head = await api()
+      .head('/api/v2/orders/export?format=csv&order_type=REGULAR')
+      .set(as(own.token))
+      .expect(200);
+    expect(head.headers['content-type']).toBe('text/csv; charset=utf-8');
+    const today = new Date().toISOString().slice(0, 10);
+    expect(head.headers['content-disposition']).toBe(`attachment; filename="orders-${today}.csv"`);
+    expect(head.text ?? '').toBe('');
+    const ndjson = await api().head('/api/v2/orders/export?format=ndjson').set(as(own.token)).expect(200);
+    expect(ndjson.headers['content-type']).toBe('application/x-ndjson');
+    // A HEAD answer has no body, so it is read here without the document check of a JSON error body.
+    const bad = await fetch(`${service.url}/api/v2/orders/export?format=csv&delivered=maybe`, {
+      method: 'HEAD',
+      headers: as(own.token),
+    });
+    expect(bad.status).toBe(400);
+  });
+
+  it('cuts off clients that stop reading, runs at most 2 exports per company across instances, and keeps serving the others', async () => {
+    const stalling = await fixtures.partner('HU');
+    await copies(await place({}, stalling), 20_000);
+    const other = await fixtures.partner('SK');
+    await place({}, other);
+    const second = await startService({ env: { ...SERVICE_ENV, DATABASE_URL: service.databaseUrl! } });
+    try {
+      const timed = async (call: () => Promise<unknown>) => {
+        const started = performance.now();
+        await call();
+        return Math.round(performance.now() - started);
+      };
+      const otherTenant = async () => {
+        const latencies: number[] = [];
+        for (let attempt = 0; attempt < 5; attempt += 1) {
+          latencies.push(
+            await timed(() => api().get('/api/v2/orders?per_page=25').set(as(other.token)).expect(200)),
+            await timed(() => api().get('/health/ready').expect(200)),
+          );
+        }
+        return Math.max(...latencies);
+      };
+      const heldSlots = async () => (await service.db.query(HELD_SLOTS)).rows[0].count as number;
+      const idle = { rssMb: rssMb(service), slowestMs: await otherTenant() };
+
+      const stalledAt = Date.now();
+      const stalled = [
+        await stalledExport(service.url, stalling.token),
+        await stalledExport(second.url, stalling.token),
+      ];
+      await eventually(
+        async () => (await heldSlots()) === 2,
+        () => 'The stalled exports never took their slots',
+        10_000,
+      );
+      for (const instance of [service, second]) {
+        const refused = await request(instance.url)
+          .get('/api/v2/orders/export?format=csv')
+          .set(as(stalling.token))
+          .expect(429);
+        expect(refused.body).toEqual({
+          message: `Too many requests. See the API documentation at ${instance.url}/api/docs.`,
+        });
+        expect(refused.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+        expect(refused.headers['x-ratelimit-remaining']).toBeDefined();
+      }
+      await api().head('/api/v2/orders/export?format=csv').set(as(stalling.token)).expect(200);
+      const held = {
+        otherExportMs: await timed(async () => expect((await csvOf('', other)).length).toBe(1)),
+        slowestMs: await otherTenant(),
+        rssMb: rssMb(service),
+      };
+      expect(await heldSlots()).toBe(2);
+      expect(held.otherExportMs).toBeLessThan(2_000);
+      expect(held.slowestMs).toBeLessThan(2_000);
+      expect(held.rssMb - idle.rssMb).toBeLessThan(64);
+
+      await eventually(
+        async () => (await heldSlots()) === 0,
+        () => `The stalled exports still hold their slots ${Date.now() - stalledAt} ms after they started`,
+        STALL_MS + 15_000,
+      );
+      const cutAfterMs = Date.now() - stalledAt;
+      expect(cutAfterMs).toBeGreaterThanOrEqual(STALL_MS);
+      for (const socket of stalled) expect((await readToEnd(socket)).whole).toBe(false);
+      const lines = (await ndjsonOf('', stalling)).length;
+      expect(lines).toBe(20_001);
+      console.info('Stalled exports (EXPORT_STALL_TIMEOUT_MS=%d):', STALL_MS, {
+        idle,
+        held,
+        cutAfterMs,
+      });
+      expect(service.logs().filter((line) => line.msg === 'Unhandled error')).toEqual([]);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('refuses an EXPORT_STALL_TIMEOUT_MS that is not a number of milliseconds', async () => {
+    const { code, stderr } = await startServiceExpectingFailure({
+      DATABASE_URL: 'postgres://127.0.0.1:1/unused',
+      EXPORT_STALL_TIMEOUT_MS: '30s',
+    });
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(
+      'Invalid environment variable EXPORT_STALL_TIMEOUT_MS: must be an integer from 100 to 300000 (got "30s").',
+    );
+  });
+
   it('stops reading and holds no connection once the client goes away', async () => {
     const own = await fixtures.partner('HU');
     await copies(await place({}, own), 20_000);
@@ -336,6 +620,7 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
     for (const until = Date.now() + 1_500; Date.now() < until;) {
       expect((await service.db.query(exporting)).rows).toEqual([]);
     }
+    expect((await service.db.query(HELD_SLOTS)).rows[0].count).toBe(0);
     const stuck = await service.db.query(
       `SELECT count(*)::int AS count FROM pg_stat_activity
        WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,

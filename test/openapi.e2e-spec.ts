@@ -45,6 +45,7 @@ describe('the OpenAPI document', () => {
     ['get', '/api/v2/logistics/orders', [200, 400, 401, 403, 429]],
     ['post', '/api/v2/order/{id}/simulate', [200, 400, 401, 403, 404, 409, 412, 422, 429]],
     ['get', '/api/v2/orders/export', [200, 400, 401, 403, 429]],
+    ['head', '/api/v2/orders/export', [200, 400, 401, 403, 429]],
     ['post', '/api/v2/logistics/orders/{id}/sent', [200, 401, 403, 404, 409, 412, 429]],
     [
       'put',

@@ -332,16 +332,29 @@ export interface paths {
      *     streamed file: no pagination, one request against the rate limit, memory flat on both sides whatever the
      *     count. `csv` has a header row and one row per order: the order's scalar fields in the specification's
      *     order, then `state`, `test`, `tracking_numbers` (space-separated), `delivered_at` (latest delivery date)
-     *     and `updated_at`; a text cell starting with `=`, `+`, `-`, `@`, tab or CR (or their full-width forms) is
-     *     prefixed with `'` so that spreadsheets never run it as a formula. `ndjson` has one list item of
-     *     `GET /orders` per line. A transfer that breaks off midway ends without its final chunk: retry it.
+     *     and `updated_at`; a field holding a comma, a quote or a line break of any kind (CRLF, LF, CR) is quoted,
+     *     so any standard reader sees one record per order; a text cell starting with `=`, `+`, `-`, `@`, tab or CR
+     *     (or their full-width forms) is prefixed with `'` so that spreadsheets never run it as a formula. `ndjson`
+     *     has one list item of `GET /orders` per line. A transfer that breaks off midway ends without its final
+     *     chunk: retry it.
+     *
+     *     Your company runs at most 2 exports at once, counted across every instance of the service: a third gets
+     *     429 with `Retry-After` until one ends. Read the file steadily: a client that takes nothing for 30 seconds
+     *     is cut off (the connection is reset) and gives its slot back. `HEAD` on this path answers the headers
+     *     without running the export.
      */
     get: operations['exportOrders'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * The export's headers, without running it
+     * @description The status and headers `GET /orders/export` would answer with these parameters (400 for a bad filter),
+     *     without running the export: no order is read and none of your company's export slots is taken.
+     *     Declared before the GET, which would otherwise answer HEAD by running the export.
+     */
+    head: operations['checkOrdersExport'];
     patch?: never;
     trace?: never;
   };
@@ -1769,7 +1782,10 @@ export interface components {
       location?: string | null;
       /** @example Courier has the parcel */
       description?: string | null;
-      /** @example PKG123456789 */
+      /**
+       * @description The fulfilment partner's code: no spaces or other whitespace.
+       * @example PKG123456789
+       */
       tracking_number?: string | null;
       /** @example https://track.example.com/PKG123456789 */
       tracking_link?: string | null;
@@ -5836,7 +5852,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description Rate limit exceeded; see Retry-After. */
+      /** @description Rate limit exceeded, or your company already runs 2 exports: wait Retry-After seconds. */
       429: {
         headers: {
           /** @description Requests allowed per minute for this token. */
@@ -5887,6 +5903,148 @@ export interface operations {
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  checkOrdersExport: {
+    parameters: {
+      query: {
+        /** @description Orders placed at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). */
+        created_from?: string;
+        /** @description Orders placed up to and including. */
+        created_to?: string;
+        /** @description true: some tracking has a delivery date; false: none has. */
+        delivered?: boolean | (0 | 1) | ('true' | 'false' | '1' | '0');
+        /** @description Some tracking delivered at or after. */
+        delivered_from?: string;
+        /** @description Some tracking delivered up to and including. */
+        delivered_to?: string;
+        /** @description Beyond the spec, for incremental sync: changed at or after (full precision is kept). */
+        updated_from?: string;
+        /** @description Changed up to and including. */
+        updated_to?: string;
+        /** @description The market-specific order id (digits). */
+        order_id?: string;
+        /** @description Orders with a tracking of this number. */
+        tracking_number?: string;
+        order_type?: 'REGULAR' | 'EXCHANGE' | 'RETURN';
+        /** @description Beyond the spec, for incremental sync: orders in this state. */
+        state?:
+          'PLACED' | 'TEST' | 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
+        /** @description csv: a spreadsheet file (RFC 4180, one row per order); ndjson: one order per line, as in the list. */
+        format: 'csv' | 'ndjson';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The export would start: its Content-Type and Content-Disposition, no body. */
+      200: {
+        headers: {
+          /** @description attachment; filename="orders-<UTC date>.csv" (or .ndjson). */
+          'Content-Disposition'?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -6598,6 +6756,7 @@ export interface operations {
       };
       path: {
         id: number;
+        /** @description The fulfilment partner's code: no spaces or other whitespace. */
         trackingNumber: string;
       };
       cookie?: never;

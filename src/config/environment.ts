@@ -85,6 +85,13 @@ export class Environment {
   @Max(300_000, { message: 'must be an integer from 100 to 300000' })
   REQUEST_BODY_TIMEOUT_MS = 30_000;
 
+  /** How long an export waits for a client that has stopped reading before it cuts the download off. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 100 to 300000' })
+  @Min(100, { message: 'must be an integer from 100 to 300000' })
+  @Max(300_000, { message: 'must be an integer from 100 to 300000' })
+  EXPORT_STALL_TIMEOUT_MS = 30_000;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })

@@ -17,7 +17,13 @@ import { ApiErrorResponses, ApiPageResponse, ETAG_HEADER } from '../common/opena
 import { type Page, pageWindow } from '../common/pagination';
 import { IF_MATCH, orderIdParam } from '../orders/orders.controller';
 import type { OrderWithChildren } from '../orders/orders.service';
-import { DeliveryErrorDto, DetailedStatusDto, LogisticsPatchDto, TrackingDto } from './dto/logistics.dto';
+import {
+  ApiTrackingNumberParam,
+  DeliveryErrorDto,
+  DetailedStatusDto,
+  LogisticsPatchDto,
+  TrackingDto,
+} from './dto/logistics.dto';
 import { LogisticsOrderResponse, toLogisticsOrder } from './dto/logistics-order.response';
 import { QueueQuery } from './dto/queue.query';
 import { LogisticsService } from './logistics.service';
@@ -70,6 +76,7 @@ export class LogisticsController {
    */
   @Put(':id/trackings/:trackingNumber')
   @ApiOperation({ operationId: 'putTracking', summary: 'Create or replace a tracking' })
+  @ApiTrackingNumberParam()
   @ApiHeader(IF_MATCH)
   @ApiOkResponse({
     type: LogisticsOrderResponse,

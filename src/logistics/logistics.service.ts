@@ -11,11 +11,13 @@ import type { Order } from '../orders/order.entity';
 import { OrderNotFoundError, OrderStateConflictError } from '../orders/orders.errors';
 import { OrdersRepository } from '../orders/orders.repository';
 import { assertUnchanged, type OrderWithChildren, OrdersService } from '../orders/orders.service';
-import type {
-  DeliveryErrorDto,
-  DetailedStatusDto,
-  LogisticsPatchDto,
-  TrackingDto,
+import {
+  type DeliveryErrorDto,
+  type DetailedStatusDto,
+  type LogisticsPatchDto,
+  TRACKING_NUMBER,
+  TRACKING_NUMBER_WHITESPACE,
+  type TrackingDto,
 } from './dto/logistics.dto';
 import { OrderFacts } from './order-facts';
 
@@ -66,6 +68,8 @@ export class LogisticsService {
         'tracking_number',
         'The tracking number may not contain NUL characters or unpaired surrogates.',
       );
+    if (!TRACKING_NUMBER.test(trackingNumber))
+      throw fieldError('tracking_number', TRACKING_NUMBER_WHITESPACE);
     let created = false;
     const order = await this.withLogistics(orderId, expectedVersion, async (manager, locked) => {
       ({ created } = await this.facts.putTracking(manager, actor, locked, trackingNumber, {

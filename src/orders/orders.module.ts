@@ -4,6 +4,7 @@ import { EventsModule } from '../events/events.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { CompaniesModule } from '../companies/companies.module';
 import { ProductsModule } from '../products/products.module';
+import { ExportSlots } from './export/export-slots';
 import { OrdersExportController } from './export/orders-export.controller';
 import { OrdersExportRepository } from './export/orders-export.repository';
 import { OrdersExportService } from './export/orders-export.service';
@@ -15,7 +16,14 @@ import { OrdersService } from './orders.service';
 @Module({
   imports: [AuditModule, EventsModule, IdempotencyModule, CompaniesModule, ProductsModule],
   controllers: [OrdersController, OrdersExportController],
-  providers: [OrdersRepository, OrderValidator, OrdersService, OrdersExportRepository, OrdersExportService],
+  providers: [
+    OrdersRepository,
+    OrderValidator,
+    OrdersService,
+    OrdersExportRepository,
+    OrdersExportService,
+    ExportSlots,
+  ],
   exports: [OrdersRepository, OrdersService],
 })
 export class OrdersModule {}

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { IsDefined, IsIn, IsOptional, IsUrl } from 'class-validator';
+import { ApiParam, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsDefined, IsIn, IsOptional, IsUrl, Matches } from 'class-validator';
 import { IsApiDateTime } from '../../common/api-datetime.validator';
 import { OptionalText } from '../../common/optional-text.validator';
 import { MaxCharacters, RequiredText } from '../../common/required-text.validator';
@@ -17,6 +18,23 @@ function OptionalLink(): PropertyDecorator {
     ),
     MaxCharacters(2_048, 'The tracking link may not be greater than 2048 characters.'),
   );
+}
+
+/**
+ * A tracking number holds no whitespace: the export lists an order's tracking numbers separated by spaces, and
+ * a number with a space in it would read as two.
+ */
+export const TRACKING_NUMBER = /^\S+$/;
+export const TRACKING_NUMBER_WHITESPACE = 'The tracking number may not contain spaces or other whitespace.';
+const TRACKING_NUMBER_DESCRIPTION = "The fulfilment partner's code: no spaces or other whitespace.";
+
+/** The tracking number in the path of PUT /logistics/orders/{id}/trackings/{trackingNumber}, as documented. */
+export function ApiTrackingNumberParam(): MethodDecorator {
+  return ApiParam({
+    name: 'trackingNumber',
+    description: TRACKING_NUMBER_DESCRIPTION,
+    schema: { type: 'string', pattern: TRACKING_NUMBER.source, maxLength: 255, example: 'PKG123456789' },
+  });
 }
 
 /** One tracking, created or replaced whole (PUT). A delivery_date delivers the order, a dispatch_date dispatches it. */
@@ -65,6 +83,8 @@ export class DetailedStatusDto {
   description?: string | null;
 
   /** @example "PKG123456789" */
+  @ApiPropertyOptional({ description: TRACKING_NUMBER_DESCRIPTION, pattern: '^\\S*$' })
+  @Matches(/^\S*$/, { message: TRACKING_NUMBER_WHITESPACE })
   @OptionalText()
   tracking_number?: string | null;
 

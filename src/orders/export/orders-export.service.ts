@@ -51,7 +51,8 @@ export const EXPORT_MEDIA_TYPES: Record<ExportFormat, string> = {
 };
 
 /**
- * RFC 4180 (CRLF rows, quotes doubled, fields quoted when they hold a comma, quote or line break); a text cell
+ * RFC 4180 (CRLF rows, quotes doubled, fields quoted when they hold a comma, a quote or a line break of any
+ * kind: CRLF, a bare LF or a bare CR, each of which standard readers take for the end of a row); a text cell
  * starting with =, +, -, @, tab or CR (or their full-width forms, which spreadsheets read alike) gets a leading
  * `'` so that no spreadsheet runs it as a formula. null is an empty cell; booleans are true and false.
  */
@@ -60,6 +61,8 @@ const toCsv = (records: unknown[][], header: boolean): string =>
     header,
     columns: [...CSV_COLUMNS],
     record_delimiter: 'windows',
+    // With record_delimiter set, csv-stringify quotes only fields holding CRLF itself unless told otherwise.
+    quote_record_delimiter: true,
     escape_formulas: true,
     cast: { boolean: (value) => String(value) },
   });
