@@ -58,5 +58,5 @@ export type SuccessData<Result extends CallResult> = Exclude<Result, { error: un
 export async function unwrap<Result extends CallResult>(call: Promise<Result>): Promise<SuccessData<Result>> {
   const { data, error, response } = await call;
   if (!response.ok) throw new RestaurantOrdersError(response, error);
-  return data as SuccessData<Result>;
+  return data;
 }

@@ -47,7 +47,7 @@ export async function* paginate<Path extends ListPath>(
     path: string,
     init: { params: { query?: Record<string, unknown> } },
   ) => Promise<{ data?: Page; error?: unknown; response: Response }>;
-  const params = (init as { params?: { query?: Record<string, unknown> } } | undefined)?.params ?? {};
+  const params: { query?: Record<string, unknown> } = init?.params ?? {};
   let page = Number(params.query?.page ?? 1);
   for (;;) {
     const { data, error, response } = await get(path, {
