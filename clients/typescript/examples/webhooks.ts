@@ -2,7 +2,8 @@
 //
 //   WEBHOOK_SECRET=whsec_... PORT=8080 node webhooks.js
 //
-// Prints one JSON line per delivery. Answer fast (2xx) and do the work afterwards: the service waits 10 s.
+// Prints one JSON line per delivery. Answer fast (2xx) and do the work afterwards: the service waits 15 s
+// for an answer by default.
 import { createServer } from 'node:http';
 import process from 'node:process';
 import { constructWebhookEvent, WebhookVerificationError } from '@restaurant-orders/sdk';
