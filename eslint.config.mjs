@@ -3,7 +3,17 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.data/', 'coverage/', 'bench/results/', 'soak/results/'] },
+  {
+    ignores: [
+      'dist/',
+      'clients/typescript/dist/',
+      'node_modules/',
+      '.data/',
+      'coverage/',
+      'bench/results/',
+      'soak/results/',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -3,7 +3,7 @@ import {
   createRestaurantOrdersClient,
   type RestaurantOrdersClient,
   type Schema,
-} from '../clients/typescript';
+} from '../clients/typescript/src/index.js';
 import { issueAdminToken } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { unique } from './harness/factories';
