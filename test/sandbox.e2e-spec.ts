@@ -282,15 +282,26 @@ describe('the partner sandbox: POST /order/{id}/simulate (CONTRACT §4.9)', () =
     expect((await stateOf(id)).state).toBe('TEST');
   });
 
-  it('carries a simulation out once per Idempotency-Key, and replays its response', async () => {
+  it('carries a simulation out once per Idempotency-Key, answers the moved order, and replays it sealed at rest', async () => {
     const id = await place();
     const key = `simulate-${id}`;
     const first = await simulate(id, 'DELIVERED', { 'Idempotency-Key': key }).expect(200);
+    const stored = await stateOf(id);
+    expect(first.body).toMatchObject({ order_id: id, state: 'DELIVERED', editable: false });
+    expect(first.headers.etag).toBe(`"${stored.version}"`);
+    const read = await api().get(`/api/v2/order/${id}`).set(as(partner.token)).expect(200);
+    expect(first.body).toEqual(read.body);
     const events = await eventsOf(id);
     const again = await simulate(id, 'DELIVERED', { 'Idempotency-Key': key }).expect(200);
     expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.body).toEqual(first.body);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.etag).toBe(first.headers.etag);
     expect(await eventsOf(id)).toEqual(events);
+    const row = await service.db.query('SELECT * FROM idempotency_keys WHERE key = $1', [key]);
+    const text = JSON.stringify(row.rows);
+    expect(text).not.toContain(read.body.login);
+    expect(text).not.toContain(read.body.password);
+    expect(row.rows[0].response).toMatch(/^v1:/);
     await simulate(id, 'COMPLETED', { 'Idempotency-Key': key }).expect(422);
     expect((await stateOf(id)).state).toBe('DELIVERED');
   });

@@ -62,7 +62,13 @@ export class SandboxService {
         await this.record(manager, actor, order, step);
       });
     }
-    return this.ordersService.get(companyId, orderId);
+    // Through the unit of work: under an Idempotency-Key the steps are not committed yet, and the answer
+    // (stored to be replayed) must be the order they made.
+    const order = await this.unitOfWork.statement((manager) =>
+      this.orders.findJsonOfCompany(orderId, companyId, manager),
+    );
+    if (!order) throw new OrderNotFoundError();
+    return order;
   }
 
   /** The step's fact, then the detailed status logistics reports with it. */
