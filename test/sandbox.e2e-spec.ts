@@ -228,6 +228,42 @@ describe('the partner sandbox: POST /order/{id}/simulate (CONTRACT §4.9)', () =
     });
   });
 
+  it('carries concurrent simulations on from each other: a 409 names the state the order is in, never an allowed move', async () => {
+    const refusal = /^The order is ([A-Z_]+): the sandbox cannot move it to ([A-Z_]+)\.$/;
+    const forbidden = (response: request.Response) => {
+      const [, state, to] = refusal.exec(response.body.message as string) ?? [];
+      return `${state} → ${to}`;
+    };
+    for (let round = 0; round < 3; round += 1) {
+      const id = await place();
+      const responses = await Promise.all(
+        ['COMPLETED', 'COMPLETED', 'COMPLETED', 'COMPLETED'].map((to) => simulate(id, to)),
+      );
+      for (const response of responses) {
+        if (response.status === 409) expect(forbidden(response)).toBe('COMPLETED → COMPLETED');
+        else expect(response.status).toBe(200);
+      }
+      expect(responses.some((response) => response.status === 200)).toBe(true);
+      expect((await eventsOf(id)).filter(([type]) => type === 'order.state_changed')).toEqual([
+        ['order.state_changed', 'SENT_TO_LOGISTICS'],
+        ['order.state_changed', 'DISPATCHED'],
+        ['order.state_changed', 'DELIVERED'],
+        ['order.state_changed', 'COMPLETED'],
+      ]);
+
+      const raced = await place();
+      const [dispatched, cancelled] = await Promise.all([
+        simulate(raced, 'DISPATCHED'),
+        simulate(raced, 'CANCELLED'),
+      ]);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body.state).toBe('CANCELLED');
+      if (dispatched.status === 409) expect(forbidden(dispatched)).toBe('CANCELLED → DISPATCHED');
+      else expect(dispatched.status).toBe(200);
+      expect((await stateOf(raced)).state).toBe('CANCELLED');
+    }
+  });
+
   it('keeps a simulated order away from logistics: not in the queue, every write refused', async () => {
     const id = await place();
     await simulate(id, 'DISPATCHED').expect(200);
