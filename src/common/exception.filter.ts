@@ -21,17 +21,9 @@ const FRAMEWORK_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
   [HttpStatus.SERVICE_UNAVAILABLE]: 'SERVICE_UNAVAILABLE',
 };
 
-/** body-parser marks a body that is not JSON with this type; Nest hands it over as the cause of a 400. */
-const isMalformedJson = (error: unknown) =>
-  (error as { type?: unknown } | null)?.type === 'entity.parse.failed';
-
 function codeFor(exception: unknown): ErrorCode | undefined {
   if (exception instanceof DomainError) return exception.code;
-  if (exception instanceof HttpException) {
-    return isMalformedJson(exception.cause)
-      ? 'MALFORMED_JSON'
-      : FRAMEWORK_STATUS_CODES[exception.getStatus()];
-  }
+  if (exception instanceof HttpException) return FRAMEWORK_STATUS_CODES[exception.getStatus()];
   if (isDatabaseUnavailable(exception)) return 'SERVICE_UNAVAILABLE';
   return undefined;
 }
