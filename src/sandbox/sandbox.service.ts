@@ -71,11 +71,7 @@ export class SandboxService {
     }
     // Through the unit of work: under an Idempotency-Key the steps are not committed yet, and the answer
     // (stored to be replayed) must be the order they made.
-    const order = await this.unitOfWork.statement((manager) =>
-      this.orders.findJsonOfCompany(orderId, companyId, manager),
-    );
-    if (!order) throw new OrderNotFoundError();
-    return order;
+    return this.unitOfWork.statement((manager) => this.ordersService.get(companyId, orderId, manager));
   }
 
   /** The step's fact, then the detailed status logistics reports with it. */
