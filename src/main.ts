@@ -7,7 +7,8 @@ import { serveAdminConsole } from './common/admin-console';
 import { allowCors, setSecurityHeaders } from './common/http-security';
 import { inSequence } from './common/middleware-sequence';
 import { setupOpenApi } from './common/openapi';
-import { requestBody } from './common/request-body';
+import { refuseInvalidHost } from './common/public-url';
+import { RequestBodyInterceptor } from './common/request-body';
 import { refuseMalformedPath } from './common/request-path';
 import { createValidationPipe } from './common/validation';
 import { type Environment, validateEnvironment } from './config/environment';
@@ -58,11 +59,10 @@ async function createApp(
   app.use(inSequence(...httpMetrics(app), requestLog.middleware, setSecurityHeaders()));
   allowCors(app, env.CORS_ORIGINS);
   serveAdminConsole(app);
-  app.use(
-    inSequence(
-      refuseMalformedPath,
-      requestBody({ limit: BODY_LIMIT, timeoutMs: env.REQUEST_BODY_TIMEOUT_MS }),
-    ),
+  app.use(inSequence(refuseInvalidHost, refuseMalformedPath));
+  // The body is read after the guards: who calls, within which budget, decides whether it is read at all.
+  app.useGlobalInterceptors(
+    new RequestBodyInterceptor({ limit: BODY_LIMIT, timeoutMs: env.REQUEST_BODY_TIMEOUT_MS }),
   );
   app.useGlobalPipes(createValidationPipe());
   setupOpenApi(app, env.PUBLIC_BASE_URL);

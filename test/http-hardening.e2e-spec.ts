@@ -67,6 +67,27 @@ describe('security headers (helmet) on every response', () => {
     expect(ui.headers['content-security-policy']).toContain("style-src 'self' 'unsafe-inline'");
   });
 
+  it.each(['/console/', '/api/docs/swagger-ui.css'])(
+    'answers an unsatisfiable Range on the static file %s with 416, without a token',
+    async (path) => {
+      const response = await request(service.url).get(path).set('Range', 'bytes=999999999-').expect(416);
+      expect(response.body).toEqual({ message: 'Range not satisfiable.' });
+      expect(response.headers['content-range']).toMatch(/^bytes \*\/\d+$/);
+      const part = await request(service.url).get(path).set('Range', 'bytes=0-9').expect(206);
+      expect(part.headers['content-range']).toMatch(/^bytes 0-9\/\d+$/);
+    },
+  );
+
+  it('answers a failed If-Match or If-Unmodified-Since on a static file with 412, not 500', async () => {
+    for (const [name, value] of [
+      ['If-Match', '"not-this-file"'],
+      ['If-Unmodified-Since', 'Mon, 01 Jan 1990 00:00:00 GMT'],
+    ]) {
+      const response = await request(service.url).get('/console/').set(name, value).expect(412);
+      expect(response.body).toEqual({ message: 'Precondition failed.' });
+    }
+  });
+
   it('allows no cross-origin browser access when CORS_ORIGINS is not set', async () => {
     const simple = await request(service.url).get('/api/v2/order').set('Origin', ALLOWED).expect(401);
     expect(simple.headers['access-control-allow-origin']).toBeUndefined();

@@ -202,8 +202,11 @@ describe('Idempotency-Key on partner writes (CONTRACT §4)', () => {
         .set(as(partner))
         .set('Idempotency-Key', updateKey)
         .send({ city: 'Nitra' });
-    await update().expect(200);
-    expect((await update().expect(200)).headers[REPLAYED]).toBe('true');
+    const updated = await update().expect(200);
+    expect(updated.headers.etag).toBe('"2"');
+    const replayed = await update().expect(200);
+    expect(replayed.headers[REPLAYED]).toBe('true');
+    expect(replayed.headers.etag).toBe('"2"');
     const version = await service.db.query('SELECT version FROM orders WHERE id = $1', [id]);
     expect(version.rows[0].version).toBe(2);
 
@@ -214,6 +217,25 @@ describe('Idempotency-Key on partner writes (CONTRACT §4)', () => {
     const retried = await cancel().expect(200);
     expect(retried.body).toEqual(first.body);
     expect(retried.headers[REPLAYED]).toBe('true');
+    expect(first.headers.etag).toBe('"3"');
+    expect(retried.headers.etag).toBe(first.headers.etag);
+  });
+
+  it('stores every response sealed: nothing of it readable in idempotency_keys', async () => {
+    const key = randomUUID();
+    const first = await place(key, orderBody(productId)).expect(201);
+    const invalid = randomUUID();
+    await place(invalid, orderBody(productId, { email: 'not-an-email' })).expect(400);
+    const rows = await service.db.query(
+      'SELECT key, response_status, response FROM idempotency_keys WHERE company_id = $1 ORDER BY response_status',
+      [partner.companyId],
+    );
+    expect(rows.rows).toEqual([
+      { key, response_status: 201, response: expect.stringMatching(/^v1:[\w-]+:[\w-]+:[\w-]+$/) },
+      { key: invalid, response_status: 400, response: expect.stringMatching(/^v1:/) },
+    ]);
+    expect(JSON.stringify(rows.rows)).not.toContain(first.body.orders[0].order_ref);
+    expect(JSON.stringify(rows.rows)).not.toContain('email');
   });
 
   it('adds a comment once however often it is retried with the same key', async () => {

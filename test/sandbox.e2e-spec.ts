@@ -228,6 +228,42 @@ describe('the partner sandbox: POST /order/{id}/simulate (CONTRACT §4.9)', () =
     });
   });
 
+  it('carries concurrent simulations on from each other: a 409 names the state the order is in, never an allowed move', async () => {
+    const refusal = /^The order is ([A-Z_]+): the sandbox cannot move it to ([A-Z_]+)\.$/;
+    const forbidden = (response: request.Response) => {
+      const [, state, to] = refusal.exec(response.body.message as string) ?? [];
+      return `${state} → ${to}`;
+    };
+    for (let round = 0; round < 3; round += 1) {
+      const id = await place();
+      const responses = await Promise.all(
+        ['COMPLETED', 'COMPLETED', 'COMPLETED', 'COMPLETED'].map((to) => simulate(id, to)),
+      );
+      for (const response of responses) {
+        if (response.status === 409) expect(forbidden(response)).toBe('COMPLETED → COMPLETED');
+        else expect(response.status).toBe(200);
+      }
+      expect(responses.some((response) => response.status === 200)).toBe(true);
+      expect((await eventsOf(id)).filter(([type]) => type === 'order.state_changed')).toEqual([
+        ['order.state_changed', 'SENT_TO_LOGISTICS'],
+        ['order.state_changed', 'DISPATCHED'],
+        ['order.state_changed', 'DELIVERED'],
+        ['order.state_changed', 'COMPLETED'],
+      ]);
+
+      const raced = await place();
+      const [dispatched, cancelled] = await Promise.all([
+        simulate(raced, 'DISPATCHED'),
+        simulate(raced, 'CANCELLED'),
+      ]);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body.state).toBe('CANCELLED');
+      if (dispatched.status === 409) expect(forbidden(dispatched)).toBe('CANCELLED → DISPATCHED');
+      else expect(dispatched.status).toBe(200);
+      expect((await stateOf(raced)).state).toBe('CANCELLED');
+    }
+  });
+
   it('keeps a simulated order away from logistics: not in the queue, every write refused', async () => {
     const id = await place();
     await simulate(id, 'DISPATCHED').expect(200);
@@ -282,15 +318,26 @@ describe('the partner sandbox: POST /order/{id}/simulate (CONTRACT §4.9)', () =
     expect((await stateOf(id)).state).toBe('TEST');
   });
 
-  it('carries a simulation out once per Idempotency-Key, and replays its response', async () => {
+  it('carries a simulation out once per Idempotency-Key, answers the moved order, and replays it sealed at rest', async () => {
     const id = await place();
     const key = `simulate-${id}`;
     const first = await simulate(id, 'DELIVERED', { 'Idempotency-Key': key }).expect(200);
+    const stored = await stateOf(id);
+    expect(first.body).toMatchObject({ order_id: id, state: 'DELIVERED', editable: false });
+    expect(first.headers.etag).toBe(`"${stored.version}"`);
+    const read = await api().get(`/api/v2/order/${id}`).set(as(partner.token)).expect(200);
+    expect(first.body).toEqual(read.body);
     const events = await eventsOf(id);
     const again = await simulate(id, 'DELIVERED', { 'Idempotency-Key': key }).expect(200);
     expect(again.headers['idempotent-replayed']).toBe('true');
-    expect(again.body).toEqual(first.body);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.etag).toBe(first.headers.etag);
     expect(await eventsOf(id)).toEqual(events);
+    const row = await service.db.query('SELECT * FROM idempotency_keys WHERE key = $1', [key]);
+    const text = JSON.stringify(row.rows);
+    expect(text).not.toContain(read.body.login);
+    expect(text).not.toContain(read.body.password);
+    expect(row.rows[0].response).toMatch(/^v1:/);
     await simulate(id, 'COMPLETED', { 'Idempotency-Key': key }).expect(422);
     expect((await stateOf(id)).state).toBe('DELIVERED');
   });

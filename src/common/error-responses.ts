@@ -30,6 +30,10 @@ export function errorResponseFor(
       return { status: 408, body: { message: 'Request timeout: the body did not arrive in time.' } };
     case 'PAYLOAD_TOO_LARGE':
       return { status: 413, body: { message: 'Request body too large: the limit is 1 MiB.' } };
+    case 'PRECONDITION_FAILED':
+      return { status: 412, body: { message: 'Precondition failed.' } };
+    case 'RANGE_NOT_SATISFIABLE':
+      return { status: 416, body: { message: 'Range not satisfiable.' } };
     case 'ROUTE_NOT_FOUND':
       return { status: 404, body: { message: 'Not found.' } };
     case 'UNAUTHENTICATED':

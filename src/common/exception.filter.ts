@@ -14,22 +14,16 @@ const FRAMEWORK_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
   [HttpStatus.UNAUTHORIZED]: 'UNAUTHENTICATED',
   [HttpStatus.FORBIDDEN]: 'FORBIDDEN',
   [HttpStatus.NOT_FOUND]: 'ROUTE_NOT_FOUND',
+  [HttpStatus.PRECONDITION_FAILED]: 'PRECONDITION_FAILED',
   [HttpStatus.PAYLOAD_TOO_LARGE]: 'PAYLOAD_TOO_LARGE',
+  [HttpStatus.REQUESTED_RANGE_NOT_SATISFIABLE]: 'RANGE_NOT_SATISFIABLE',
   [HttpStatus.TOO_MANY_REQUESTS]: 'RATE_LIMITED',
   [HttpStatus.SERVICE_UNAVAILABLE]: 'SERVICE_UNAVAILABLE',
 };
 
-/** body-parser marks a body that is not JSON with this type; Nest hands it over as the cause of a 400. */
-const isMalformedJson = (error: unknown) =>
-  (error as { type?: unknown } | null)?.type === 'entity.parse.failed';
-
 function codeFor(exception: unknown): ErrorCode | undefined {
   if (exception instanceof DomainError) return exception.code;
-  if (exception instanceof HttpException) {
-    return isMalformedJson(exception.cause)
-      ? 'MALFORMED_JSON'
-      : FRAMEWORK_STATUS_CODES[exception.getStatus()];
-  }
+  if (exception instanceof HttpException) return FRAMEWORK_STATUS_CODES[exception.getStatus()];
   if (isDatabaseUnavailable(exception)) return 'SERVICE_UNAVAILABLE';
   return undefined;
 }
@@ -69,6 +63,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       this.logger.error({ err: exception, requestId: request.id }, 'Unhandled error');
     }
     if (response.headersSent) return;
-    response.status(status).json(body);
+    // A static file fails after it has named its own type (a 416 or 412 of /console): the body is JSON.
+    response.status(status).type('json').json(body);
   }
 }

@@ -1,5 +1,7 @@
+import type { CallHandler, ExecutionContext, NestInterceptor } from '@nestjs/common';
 import { json } from 'body-parser';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import { from, type Observable, switchMap } from 'rxjs';
 import { DomainError } from './domain-error';
 
 /** CONTRACT §2: JSON nested deeper than this is refused before anything walks it. */
@@ -69,35 +71,57 @@ export interface RequestBodyOptions {
 }
 
 /**
- * The one gate every request's body crosses (CONTRACT §2, hostile input), before any route sees it:
- * UTF-8 JSON only (415 otherwise: another media type, another charset, an unknown Content-Encoding); the
- * whole body within `timeoutMs` (408); at most `limit` bytes (413); nested at most MAX_JSON_DEPTH levels,
- * checked over the raw bytes before JSON.parse (400). Requests without a body pass straight through.
+ * The one gate every request's body crosses (CONTRACT §2, hostile input), before the route sees it: UTF-8
+ * JSON only (415 otherwise: another media type, another charset, an unknown Content-Encoding); the whole body
+ * within `timeoutMs` (408); at most `limit` bytes (413); nested at most MAX_JSON_DEPTH levels, checked over the
+ * raw bytes before JSON.parse (400). Requests without a body pass straight through.
+ *
+ * A global interceptor, so it runs after the guards: a request without a valid token, over its rate limit or
+ * on a route its role may not call gets its 401, 429 or 403 without its body read or parsed: callers who may
+ * not send one cannot spend the CPU that reading and parsing 1 MiB bodies costs every other tenant.
  */
-export function requestBody(options: RequestBodyOptions): RequestHandler {
-  const parse = json({ limit: options.limit, verify: refuseDeepNesting });
-  return (request: Request, response: Response, next: NextFunction) => {
-    if (!carriesBody(request)) return next();
-    if (unsupportedMedia(request)) return next(new DomainError('UNSUPPORTED_MEDIA_TYPE'));
-    let settled = false;
-    const timer = setTimeout(() => {
-      settled = true;
-      response.setHeader('Connection', 'close');
-      next(new DomainError('REQUEST_TIMEOUT'));
-    }, options.timeoutMs);
-    parse(request, response, (error?: unknown) => {
-      clearTimeout(timer);
-      if (settled) return;
-      settled = true;
-      next(bodyError(error));
+export class RequestBodyInterceptor implements NestInterceptor {
+  private readonly parse: RequestHandler;
+
+  constructor(private readonly options: RequestBodyOptions) {
+    this.parse = json({ limit: options.limit, verify: refuseDeepNesting });
+  }
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    return from(this.read(http.getRequest<Request>(), http.getResponse<Response>())).pipe(
+      switchMap(() => next.handle()),
+    );
+  }
+
+  private read(request: Request, response: Response): Promise<void> {
+    if (!carriesBody(request)) return Promise.resolve();
+    if (unsupportedMedia(request)) return Promise.reject(new DomainError('UNSUPPORTED_MEDIA_TYPE'));
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const timer = setTimeout(() => {
+        settled = true;
+        response.setHeader('Connection', 'close');
+        reject(new DomainError('REQUEST_TIMEOUT'));
+      }, this.options.timeoutMs);
+      void this.parse(request, response, (error?: unknown) => {
+        clearTimeout(timer);
+        if (settled) return;
+        settled = true;
+        if (error === undefined) resolve();
+        else reject(bodyError(error as Error));
+      });
     });
-  };
+  }
 }
 
-function bodyError(error: unknown): unknown {
-  if (error === undefined) return undefined;
-  const { type, status } = error as { type?: unknown; status?: unknown };
+/** body-parser's refusals as the contract's errors: from an interceptor they reach the exception filter as they are. */
+function bodyError(error: Error): Error {
+  const { type, status } = error as Error & { type?: unknown; status?: unknown };
   if (type === TOO_DEEP) return new DomainError('NESTED_TOO_DEEPLY');
+  if (type === 'entity.parse.failed') return new DomainError('MALFORMED_JSON');
+  if (status === 413) return new DomainError('PAYLOAD_TOO_LARGE');
   if (status === 415) return new DomainError('UNSUPPORTED_MEDIA_TYPE');
+  if (status === 400) return new DomainError('BAD_REQUEST');
   return error;
 }

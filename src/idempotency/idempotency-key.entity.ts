@@ -3,7 +3,7 @@ import { Company } from '../companies/company.entity';
 
 /**
  * A partner write carried out under an Idempotency-Key (CONTRACT §4): the request's fingerprint and the
- * response to replay. The row is written in the same transaction as what the request changed.
+ * response to replay, sealed. The row is written in the same transaction as what the request changed.
  */
 @Entity('idempotency_keys')
 @Index('idempotency_keys_expires_at_idx', ['expiresAt'])
@@ -25,8 +25,12 @@ export class IdempotencyKey {
   @Column({ name: 'response_status', type: 'smallint' })
   responseStatus!: number;
 
-  @Column({ name: 'response_body', type: 'json' })
-  responseBody!: object;
+  /**
+   * The answer to replay (its body, and the ETag of an order it returned) as JSON, sealed like device
+   * credentials (SecretSealer): the body can be an order with its device login and password.
+   */
+  @Column({ name: 'response', type: 'text' })
+  response!: string;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

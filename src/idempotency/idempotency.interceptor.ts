@@ -17,11 +17,12 @@ import { ReplayedErrorResponse } from '../common/error-responses';
 import { DOCS_PATH, publicBaseUrl } from '../common/public-url';
 import type { Environment } from '../config/environment';
 import { invalidIdempotencyKey } from './idempotency.errors';
-import { IdempotencyService } from './idempotency.service';
+import { type Answer, IdempotencyService } from './idempotency.service';
 import { isValidIdempotencyKey, requestFingerprint } from './request-fingerprint';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
+const ETAG_HEADER = 'ETag';
 
 /** Runs the route under its Idempotency-Key when the request carries one (after auth and rate limit). */
 @Injectable()
@@ -49,9 +50,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
         (request.method === 'POST' ? 201 : 200),
       docsUrl: publicBaseUrl(request, this.config.get('PUBLIC_BASE_URL', { infer: true })) + DOCS_PATH,
     };
-    return defer(() => this.idempotency.run(idempotent, () => lastValueFrom(next.handle()))).pipe(
+    const answer = async (): Promise<Answer> => {
+      const body: unknown = await lastValueFrom(next.handle());
+      const etag = response.getHeader(ETAG_HEADER);
+      return typeof etag === 'string' ? { body, etag } : { body };
+    };
+    return defer(() => this.idempotency.run(idempotent, answer)).pipe(
       map((outcome) => {
-        if (outcome.replayed) markReplayed();
+        if (outcome.replayed) {
+          markReplayed();
+          if (outcome.etag !== undefined) response.setHeader(ETAG_HEADER, outcome.etag);
+        }
         return outcome.body;
       }),
       catchError((error: unknown) => {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { errorResponseOf } from '../common/exception.filter';
 import { type ErrorResponse, ReplayedErrorResponse } from '../common/error-responses';
+import { SecretSealer } from '../common/secret-sealer';
 import { UnitOfWork } from '../database/unit-of-work';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './idempotency.errors';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -19,8 +20,13 @@ export interface IdempotentRequest {
   docsUrl: string;
 }
 
-export interface IdempotentOutcome {
+/** What a request answered, all of which a repeat answers again: the body, and the ETag of an order. */
+export interface Answer {
   body: unknown;
+  etag?: string;
+}
+
+export interface IdempotentOutcome extends Answer {
   replayed: boolean;
 }
 
@@ -34,13 +40,15 @@ export class IdempotencyService {
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly keys: IdempotencyRepository,
+    private readonly sealer: SecretSealer,
   ) {}
 
   /**
    * Runs `handle` (the route) under the key, or replays the stored response. A 4xx the route answers is
    * stored (with nothing it wrote) and replayed too; a 5xx stores nothing, so the request can be retried.
+   * The answer is stored sealed: it can hold an order's device credentials.
    */
-  async run(request: IdempotentRequest, handle: () => Promise<unknown>): Promise<IdempotentOutcome> {
+  async run(request: IdempotentRequest, handle: () => Promise<Answer>): Promise<IdempotentOutcome> {
     let refusal: Error | undefined;
     const outcome = await this.unitOfWork.around(async (manager): Promise<IdempotentOutcome> => {
       const { companyId, key } = request;
@@ -48,35 +56,39 @@ export class IdempotencyService {
       const stored = await this.keys.find(manager, companyId, key);
       if (stored && stored.expiresAt.getTime() > Date.now()) {
         if (stored.requestHash !== request.fingerprint) throw new IdempotencyKeyReusedError();
+        const answer = JSON.parse(this.sealer.open(stored.response)) as Answer;
         if (stored.responseStatus >= 400) {
           throw new ReplayedErrorResponse({
             status: stored.responseStatus,
-            body: stored.responseBody as ErrorResponse['body'],
+            body: answer.body as ErrorResponse['body'],
           });
         }
-        return { body: stored.responseBody, replayed: true };
+        return { ...answer, replayed: true };
       }
       if (stored) await this.keys.remove(manager, companyId, key);
 
       await manager.query('SAVEPOINT idempotent_request');
-      let response: ErrorResponse;
+      let status = request.successStatus;
+      let answer: Answer;
       try {
-        response = { status: request.successStatus, body: (await handle()) as ErrorResponse['body'] };
+        answer = await handle();
       } catch (error) {
-        response = errorResponseOf(error, request.docsUrl);
+        const response = errorResponseOf(error, request.docsUrl);
         if (response.status >= 500) throw error;
         await manager.query('ROLLBACK TO SAVEPOINT idempotent_request');
         refusal = error as Error; // a 4xx comes only from a DomainError or an HttpException
+        ({ status } = response);
+        answer = { body: response.body };
       }
       await this.keys.insert(manager, {
         companyId,
         key,
         requestHash: request.fingerprint,
-        responseStatus: response.status,
-        responseBody: response.body,
+        responseStatus: status,
+        response: this.sealer.seal(JSON.stringify(answer)),
         expiresAt: new Date(Date.now() + IDEMPOTENCY_KEY_TTL_MS),
       });
-      return { body: response.body, replayed: false };
+      return { ...answer, replayed: false };
     });
     if (refusal) throw refusal;
     return outcome;

@@ -146,8 +146,12 @@ export class OrdersRepository {
   }
 
   /** An order of this company as its response object, or null (another company's order is a missing one). */
-  async findJsonOfCompany(id: number, companyId: number): Promise<OrderJsonRow<OrderResponse> | null> {
-    const rows: OrderJsonRow<OrderResponse>[] = await this.dataSource.query(
+  async findJsonOfCompany(
+    id: number,
+    companyId: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<OrderJsonRow<OrderResponse> | null> {
+    const rows: OrderJsonRow<OrderResponse>[] = await manager.query(
       `SELECT ${orderJsonSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
       [id, companyId, this.formats.timeZone],
     );

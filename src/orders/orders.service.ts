@@ -156,8 +156,8 @@ export class OrdersService {
   }
 
   /** The company's order as its response object (another company's order is a missing one). */
-  async get(companyId: number, orderId: number): Promise<OrderWithChildren> {
-    return found(await this.orders.findJsonOfCompany(orderId, companyId));
+  async get(companyId: number, orderId: number, manager?: EntityManager): Promise<OrderWithChildren> {
+    return found(await this.orders.findJsonOfCompany(orderId, companyId, manager));
   }
 
   /** The same as its response text, to be sent as it is. */

@@ -5,7 +5,7 @@ import { UnitOfWork } from '../database/unit-of-work';
 import { LogisticsRepository } from '../logistics/logistics.repository';
 import { OrderFacts } from '../logistics/order-facts';
 import type { Order } from '../orders/order.entity';
-import { OrderNotFoundError, OrderStateConflictError } from '../orders/orders.errors';
+import { OrderNotEditableError, OrderNotFoundError, OrderStateConflictError } from '../orders/orders.errors';
 import { OrdersRepository } from '../orders/orders.repository';
 import { assertUnchanged, type OrderWithChildren, OrdersService } from '../orders/orders.service';
 import { type SimulationStep, type SimulationTarget, simulationSteps } from './simulation';
@@ -33,6 +33,11 @@ export class SandboxService {
     private readonly trackings: LogisticsRepository,
   ) {}
 
+  /**
+   * One step at a time, each planned from the state of the locked order, so a concurrent simulation or cancel
+   * is carried on from rather than refused: a 409 names the state the order is in, from which the state
+   * machine really allows no move to `to`. If-Match holds until this request has taken a step.
+   */
   async simulate(
     actor: Actor,
     companyId: number,
@@ -40,29 +45,33 @@ export class SandboxService {
     to: SimulationTarget,
     expectedVersion?: number,
   ): Promise<OrderWithChildren> {
-    const steps = await this.unitOfWork.transaction(async (manager) => {
-      const order = await this.orders.findOfCompany(orderId, companyId, manager);
-      if (!order) throw new OrderNotFoundError();
-      assertUnchanged(order, expectedVersion);
-      assertTest(order);
-      return simulationSteps(order.state, to) ?? refuse(order, to);
-    });
-    for (const [index, step] of steps.entries()) {
-      const version = index === 0 ? expectedVersion : undefined;
-      if (step.from === 'TEST' && step.fact === 'cancelled') {
-        await this.ordersService.cancel(actor, companyId, orderId, version);
-        continue;
-      }
-      await this.unitOfWork.transaction(async (manager) => {
+    let moved = false;
+    for (;;) {
+      const step = await this.unitOfWork.transaction(async (manager) => {
         const order = await this.orders.lockOfCompany(manager, orderId, companyId);
         if (!order) throw new OrderNotFoundError();
-        assertUnchanged(order, version);
+        if (!moved) assertUnchanged(order, expectedVersion);
         assertTest(order);
-        if (order.state !== step.from) refuse(order, to);
-        await this.record(manager, actor, order, step);
+        if (moved && order.state === to) return null;
+        const [next] = simulationSteps(order.state, to) ?? refuse(order, to);
+        if (!isPartnerCancel(next)) await this.record(manager, actor, order, next);
+        return next;
       });
+      if (!step) break;
+      if (isPartnerCancel(step)) {
+        try {
+          await this.ordersService.cancel(actor, companyId, orderId, moved ? undefined : expectedVersion);
+        } catch (error) {
+          // Sent or cancelled since the plan: plan again from where it is now.
+          if (error instanceof OrderNotEditableError) continue;
+          throw error;
+        }
+      }
+      moved = true;
     }
-    return this.ordersService.get(companyId, orderId);
+    // Through the unit of work: under an Idempotency-Key the steps are not committed yet, and the answer
+    // (stored to be replayed) must be the order they made.
+    return this.unitOfWork.statement((manager) => this.ordersService.get(companyId, orderId, manager));
   }
 
   /** The step's fact, then the detailed status logistics reports with it. */
@@ -126,6 +135,9 @@ const STATUS_OF: Record<SimulationStep['fact'], string> = {
 
 /** A link of the reserved example.com domain: a test parcel has no tracking page. */
 const sandboxTrackingLink = (trackingNumber: string) => `https://tracking.example.com/${trackingNumber}`;
+
+/** A TEST order is cancelled as its partner cancels it (OrdersService.cancel), in a transaction of its own. */
+const isPartnerCancel = (step: SimulationStep) => step.from === 'TEST' && step.fact === 'cancelled';
 
 function assertTest(order: Order): void {
   if (!order.test) throw new OrderStateConflictError('Only test orders can be simulated.');

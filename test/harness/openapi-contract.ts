@@ -43,6 +43,7 @@ export interface ObservedResponse {
 export const UNDOCUMENTED: { method: string; path: RegExp; why: string }[] = [
   { method: 'GET', path: /^\/api\/docs-json$/, why: 'the OpenAPI document itself' },
   { method: 'GET', path: /^\/api\/docs(\/.*)?$/, why: 'Swagger UI: HTML, scripts and styles' },
+  { method: 'GET', path: /^\/console(\/.*)?$/, why: 'the admin console: HTML, scripts and styles' },
   {
     method: '*',
     path: /^\/(nope|api\/v2\/nothing-here|metrics)$/,
