@@ -142,7 +142,8 @@ start_services() {
 start_haproxy() {
   log "haproxy :$HAPROXY_PORT (stats :$HAPROXY_STATS_PORT/stats)"
   render haproxy.cfg >"$STATE/haproxy.cfg"
-  haproxy -c -q -f "$STATE/haproxy.cfg" || fail "haproxy refuses $STATE/haproxy.cfg"
+  haproxy -c -f "$STATE/haproxy.cfg" >"$STATE/logs/haproxy-check.log" 2>&1 ||
+    fail "haproxy refuses $STATE/haproxy.cfg: $(cat "$STATE/logs/haproxy-check.log")"
   haproxy -f "$STATE/haproxy.cfg" -p "$STATE/run/haproxy.pid" </dev/null >"$STATE/logs/haproxy.log" 2>&1
   local deadline=$((SECONDS + 15))
   until [ "$(backends_up)" -eq 2 ]; do
