@@ -49,8 +49,13 @@ sql() {
   as_pg "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$STATE/run" -p "$port" -d postgres -At "$@"
 }
 
+# Runs, and is not a zombie waiting for init to reap it (the state is the field after the name's ")").
+running() {
+  local state
+  state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) && [[ -n $state && $state != Z* ]]
+}
 # Alive: the pid in the file runs.
-alive() { [ -f "$1" ] && kill -0 "$(head -n 1 "$1")" 2>/dev/null; }
+alive() { [ -f "$1" ] && running "$(head -n 1 "$1")"; }
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
@@ -214,7 +219,7 @@ stop_pid() {
   pid=$(head -n 1 "$file")
   kill -TERM "$pid" 2>/dev/null || true
   for _ in $(seq 1 50); do
-    kill -0 "$pid" 2>/dev/null || return 0
+    running "$pid" || return 0
     sleep 0.2
   done
   log "$name ($pid) ignores SIGTERM: SIGKILL"
