@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # A topology on one machine (docs/operations/deployment.md#a-topology-on-one-machine): a PostgreSQL 15 primary
 # and a streaming replica, PgBouncer in transaction mode, two API instances and a worker behind HAProxy, which
-# checks /health/ready. Everything listens on 127.0.0.1, on ports of its own; the state lives in one folder.
+# checks /health/ready. PostgreSQL, PgBouncer and HAProxy listen on 127.0.0.1 (the instances on every interface:
+# the service has no setting for the address), each on a port of its own; the state lives in one folder.
 #
 #   scripts/topology.sh up | down | status
 #
 # Needs the PostgreSQL 15 server binaries (TOPOLOGY_PG_BIN), pgbouncer, haproxy, curl, openssl and a built dist/.
-# As root, PostgreSQL and PgBouncer run as the postgres user (initdb refuses root).
+# As root, PostgreSQL and PgBouncer run as the postgres user (initdb refuses root), who must be able to enter
+# TOPOLOGY_DIR (default /tmp/roa-topology).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -163,7 +165,7 @@ backend_states() {
 }
 backends_up() { { backend_states 2>/dev/null || true; } | grep -c ' UP$' || true; }
 
-# The variables `status` and `down` read back, and a shell can source to use the topology.
+# The ports and URLs, which `status` reads back and a shell can source to use the topology.
 write_env() {
   cat >"$STATE/topology.env" <<ENV
 TOPOLOGY_DIR=$STATE
