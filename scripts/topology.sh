@@ -168,7 +168,6 @@ backends_up() { { backend_states 2>/dev/null || true; } | grep -c ' UP$' || true
 # The ports and URLs, which `status` reads back and a shell can source to use the topology.
 write_env() {
   cat >"$STATE/topology.env" <<ENV
-TOPOLOGY_DIR=$STATE
 PRIMARY_PORT=$PRIMARY_PORT
 REPLICA_PORT=$REPLICA_PORT
 PGBOUNCER_PORT=$PGBOUNCER_PORT
