@@ -1757,7 +1757,10 @@ export interface components {
        * @example 2026-11-22T12:10
        */
       delivery_date?: string | null;
-      /** @example https://track.example.com/PKG123456789 */
+      /**
+       * @description An http or https URL on a host with a top-level domain, at most 2,048 characters.
+       * @example https://track.example.com/PKG123456789
+       */
       tracking_link?: string | null;
     };
     DetailedStatusDto: {
@@ -1771,7 +1774,10 @@ export interface components {
       description?: string | null;
       /** @example PKG123456789 */
       tracking_number?: string | null;
-      /** @example https://track.example.com/PKG123456789 */
+      /**
+       * @description An http or https URL on a host with a top-level domain, at most 2,048 characters.
+       * @example https://track.example.com/PKG123456789
+       */
       tracking_link?: string | null;
     };
     DeliveryErrorDto: {
@@ -2065,15 +2071,7 @@ export interface components {
     };
     EventListResponse: {
       /** @description Oldest first, at most 100. Ask again with `after` set to the last id until the list comes back empty. */
-      data: (
-        | components['schemas']['OrderPlacedEvent']
-        | components['schemas']['OrderUpdatedEvent']
-        | components['schemas']['OrderCommentEvent']
-        | components['schemas']['OrderStateChangedEvent']
-        | components['schemas']['OrderTrackingEvent']
-        | components['schemas']['OrderDetailedStatusEvent']
-        | components['schemas']['OrderDeliveryErrorEvent']
-      )[];
+      data: components['schemas']['OrderEvent'][];
     };
     CreateWebhookDto: {
       /**
@@ -2235,6 +2233,15 @@ export interface components {
        */
       to: 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
     };
+    /** @description One event of any type; `type` says which, and so the shape of `data`. */
+    OrderEvent:
+      | components['schemas']['OrderPlacedEvent']
+      | components['schemas']['OrderUpdatedEvent']
+      | components['schemas']['OrderCommentEvent']
+      | components['schemas']['OrderStateChangedEvent']
+      | components['schemas']['OrderTrackingEvent']
+      | components['schemas']['OrderDetailedStatusEvent']
+      | components['schemas']['OrderDeliveryErrorEvent'];
   };
   responses: never;
   parameters: never;
@@ -2247,7 +2254,10 @@ export interface operations {
   getLiveness: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2255,6 +2265,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2264,6 +2276,8 @@ export interface operations {
       /** @description The service is shutting down. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2280,7 +2294,10 @@ export interface operations {
   getReadiness: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2288,6 +2305,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2297,6 +2316,8 @@ export interface operations {
       /** @description The database does not answer. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2318,7 +2339,10 @@ export interface operations {
         /** @description Results per page. */
         per_page?: number;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2327,6 +2351,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2342,6 +2368,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2367,6 +2395,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2387,6 +2417,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2407,6 +2439,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2429,6 +2463,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2449,6 +2485,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2471,7 +2509,10 @@ export interface operations {
   createCompany: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2483,6 +2524,8 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2498,6 +2541,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2523,6 +2568,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2543,6 +2590,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2563,6 +2612,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2577,6 +2628,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2591,6 +2644,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2605,6 +2660,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2627,6 +2684,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2647,6 +2706,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2676,7 +2737,10 @@ export interface operations {
         /** @description Only the tokens of this company. */
         company_id?: number;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2685,6 +2749,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2700,6 +2766,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2725,6 +2793,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2745,6 +2815,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2765,6 +2837,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2787,6 +2861,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2807,6 +2883,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2829,7 +2907,10 @@ export interface operations {
   issueToken: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2841,6 +2922,8 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2856,6 +2939,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2881,6 +2966,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2901,6 +2988,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2921,6 +3010,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2935,6 +3026,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2949,6 +3042,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2963,6 +3058,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2985,6 +3082,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3005,6 +3104,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3027,7 +3128,10 @@ export interface operations {
   revokeToken: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path: {
         id: number;
       };
@@ -3037,6 +3141,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3052,6 +3158,8 @@ export interface operations {
       /** @description Malformed JSON, or JSON nested deeper than 32 levels (`errors.body`). */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3077,6 +3185,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3097,6 +3207,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3117,6 +3229,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3137,6 +3251,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3151,6 +3267,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3165,6 +3283,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3179,6 +3299,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3201,6 +3323,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3221,6 +3345,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3252,7 +3378,10 @@ export interface operations {
         /** @description Only changes made with this token. */
         token_id?: number;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3261,6 +3390,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3276,6 +3407,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3301,6 +3434,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3321,6 +3456,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3341,6 +3478,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3363,6 +3502,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3383,6 +3524,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3410,7 +3553,10 @@ export interface operations {
         /** @description Results per page. */
         per_page?: number;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3419,6 +3565,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3434,6 +3582,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3459,6 +3609,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3479,6 +3631,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3499,6 +3653,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3521,6 +3677,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3541,6 +3699,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3568,7 +3728,10 @@ export interface operations {
         /** @description Results per page. */
         per_page?: number;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3577,6 +3740,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3592,6 +3757,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3617,6 +3784,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3637,6 +3806,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3657,6 +3828,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3679,6 +3852,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3699,6 +3874,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3721,7 +3898,10 @@ export interface operations {
   createProduct: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3733,6 +3913,8 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3748,6 +3930,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3773,6 +3957,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3793,6 +3979,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3813,6 +4001,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3827,6 +4017,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3841,6 +4033,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3855,6 +4049,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3877,6 +4073,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3897,6 +4095,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3919,7 +4119,10 @@ export interface operations {
   updateProduct: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path: {
         id: number;
       };
@@ -3933,6 +4136,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3948,6 +4153,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3973,6 +4180,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3993,6 +4202,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4013,6 +4224,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4033,6 +4246,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4047,6 +4262,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4061,6 +4278,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4075,6 +4294,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4097,6 +4318,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4117,6 +4340,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4139,7 +4364,10 @@ export interface operations {
   addProductVariation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path: {
         id: number;
       };
@@ -4153,6 +4381,8 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4168,6 +4398,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4193,6 +4425,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4213,6 +4447,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4233,6 +4469,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4253,6 +4491,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4267,6 +4507,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4281,6 +4523,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4295,6 +4539,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4317,6 +4563,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4337,6 +4585,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4386,7 +4636,10 @@ export interface operations {
         state?:
           'PLACED' | 'TEST' | 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4395,6 +4648,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4410,6 +4665,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4435,6 +4692,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4455,6 +4714,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4475,6 +4736,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4497,6 +4760,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4517,6 +4782,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4542,6 +4809,8 @@ export interface operations {
       header?: {
         /** @description A key you choose (1–255 visible ASCII characters, e.g. a UUID) to retry this request safely: within 24 hours it is carried out at most once for your company. A repeat with the same body gets the first status and body again, with the header `Idempotent-Replayed: true`; the same key with another body or route gets 422; a repeat while the first is still running gets 409. Errors 5xx are not kept: retry them. */
         'Idempotency-Key'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -4554,12 +4823,16 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4581,12 +4854,16 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4606,6 +4883,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4626,6 +4905,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4646,6 +4927,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4660,12 +4943,16 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4680,6 +4967,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4694,6 +4983,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4708,6 +4999,8 @@ export interface operations {
       /** @description The Idempotency-Key was already used with a different request (another body or route). */
       422: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4728,6 +5021,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4750,6 +5045,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4770,6 +5067,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4819,7 +5118,10 @@ export interface operations {
         state?:
           'PLACED' | 'TEST' | 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4828,6 +5130,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4843,6 +5147,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4868,6 +5174,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4888,6 +5196,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4908,6 +5218,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4930,6 +5242,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4950,6 +5264,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4972,7 +5288,10 @@ export interface operations {
   getOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path: {
         id: number;
       };
@@ -4982,6 +5301,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4999,6 +5320,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5019,6 +5342,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5039,6 +5364,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5059,6 +5386,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5081,6 +5410,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5101,6 +5432,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5126,8 +5459,10 @@ export interface operations {
       header?: {
         /** @description A key you choose (1–255 visible ASCII characters, e.g. a UUID) to retry this request safely: within 24 hours it is carried out at most once for your company. A repeat with the same body gets the first status and body again, with the header `Idempotent-Replayed: true`; the same key with another body or route gets 422; a repeat while the first is still running gets 409. Errors 5xx are not kept: retry them. */
         'Idempotency-Key'?: string;
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -5142,12 +5477,16 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           /** @description The order version as a strong ETag, e.g. `"3"`: send it back as If-Match. */
           ETag?: string;
           [name: string]: unknown;
@@ -5171,12 +5510,16 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5196,6 +5539,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5216,6 +5561,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5236,12 +5583,16 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5256,6 +5607,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5270,12 +5623,16 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5290,12 +5647,16 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5310,6 +5671,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5324,6 +5687,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5338,6 +5703,8 @@ export interface operations {
       /** @description The Idempotency-Key was already used with a different request (another body or route). */
       422: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5358,6 +5725,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5380,6 +5749,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5400,6 +5771,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5425,8 +5798,10 @@ export interface operations {
       header?: {
         /** @description A key you choose (1–255 visible ASCII characters, e.g. a UUID) to retry this request safely: within 24 hours it is carried out at most once for your company. A repeat with the same body gets the first status and body again, with the header `Idempotent-Replayed: true`; the same key with another body or route gets 422; a repeat while the first is still running gets 409. Errors 5xx are not kept: retry them. */
         'Idempotency-Key'?: string;
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -5437,12 +5812,16 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           /** @description The order version as a strong ETag, e.g. `"3"`: send it back as If-Match. */
           ETag?: string;
           [name: string]: unknown;
@@ -5466,12 +5845,16 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5491,6 +5874,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5511,6 +5896,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5531,12 +5918,16 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5551,6 +5942,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5565,12 +5958,16 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5585,12 +5982,16 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5605,6 +6006,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5619,6 +6022,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5633,6 +6038,8 @@ export interface operations {
       /** @description The Idempotency-Key was already used with a different request (another body or route). */
       422: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5653,6 +6060,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5675,6 +6084,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5695,6 +6106,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5742,7 +6155,10 @@ export interface operations {
         /** @description csv: a spreadsheet file (RFC 4180, one row per order); ndjson: one order per line, as in the list. */
         format: 'csv' | 'ndjson';
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5751,6 +6167,8 @@ export interface operations {
       /** @description The file, streamed (chunked). */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5774,6 +6192,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5799,6 +6219,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5819,6 +6241,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5839,6 +6263,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5861,6 +6287,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5881,6 +6309,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5906,6 +6336,8 @@ export interface operations {
       header?: {
         /** @description A key you choose (1–255 visible ASCII characters, e.g. a UUID) to retry this request safely: within 24 hours it is carried out at most once for your company. A repeat with the same body gets the first status and body again, with the header `Idempotent-Replayed: true`; the same key with another body or route gets 422; a repeat while the first is still running gets 409. Errors 5xx are not kept: retry them. */
         'Idempotency-Key'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -5920,12 +6352,16 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5940,12 +6376,16 @@ export interface operations {
       /** @description partner_comment missing, not a string, blank or over 5,000 characters (spec §4.5 body: one string per field); malformed JSON has the general shape (`errors.body`: an array). */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5963,6 +6403,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5983,6 +6425,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6003,12 +6447,16 @@ export interface operations {
       /** @description No such order of your company. */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6024,6 +6472,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6038,12 +6488,16 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6058,6 +6512,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6072,6 +6528,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6086,6 +6544,8 @@ export interface operations {
       /** @description The Idempotency-Key was already used with a different request (another body or route). */
       422: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6106,6 +6566,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6128,6 +6590,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6148,6 +6612,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6178,7 +6644,10 @@ export interface operations {
         state?:
           'PLACED' | 'TEST' | 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6187,6 +6656,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6202,6 +6673,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6227,6 +6700,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6247,6 +6722,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6267,6 +6744,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6289,6 +6768,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6309,6 +6790,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6332,8 +6815,10 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -6344,6 +6829,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6361,6 +6848,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6386,6 +6875,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6406,6 +6897,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6426,6 +6919,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6446,6 +6941,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6460,6 +6957,8 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6480,6 +6979,8 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6500,6 +7001,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6514,6 +7017,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6528,6 +7033,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6550,6 +7057,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6570,6 +7079,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6593,8 +7104,10 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -6611,6 +7124,8 @@ export interface operations {
       /** @description The tracking was replaced. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6628,6 +7143,8 @@ export interface operations {
       /** @description The tracking was created. */
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6645,6 +7162,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6670,6 +7189,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6690,6 +7211,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6710,6 +7233,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6730,6 +7255,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6744,6 +7271,8 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6764,6 +7293,8 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6784,6 +7315,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6798,6 +7331,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6812,6 +7347,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6834,6 +7371,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6854,6 +7393,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6877,8 +7418,10 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -6893,6 +7436,8 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6910,6 +7455,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6935,6 +7482,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6955,6 +7504,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6975,6 +7526,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6995,6 +7548,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7009,6 +7564,8 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7029,6 +7586,8 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7049,6 +7608,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7063,6 +7624,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7077,6 +7640,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7099,6 +7664,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7119,6 +7686,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7142,8 +7711,10 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -7158,6 +7729,8 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7175,6 +7748,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7200,6 +7775,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7220,6 +7797,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7240,6 +7819,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7260,6 +7841,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7274,6 +7857,8 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7294,6 +7879,8 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7314,6 +7901,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7328,6 +7917,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7342,6 +7933,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7364,6 +7957,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7384,6 +7979,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7407,8 +8004,10 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -7423,6 +8022,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7440,6 +8041,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7465,6 +8068,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7485,6 +8090,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7505,6 +8112,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7525,6 +8134,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7539,6 +8150,8 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7559,6 +8172,8 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7579,6 +8194,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7593,6 +8210,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7607,6 +8226,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7629,6 +8250,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7649,6 +8272,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7674,7 +8299,10 @@ export interface operations {
         /** @description The id of the last event you have processed; leave it out to start from your oldest event. */
         after?: string;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -7682,6 +8310,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7715,6 +8345,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7740,6 +8372,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7760,6 +8394,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7780,6 +8416,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7802,6 +8440,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7822,6 +8462,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7851,7 +8493,10 @@ export interface operations {
         /** @description Only the endpoints of this company. */
         company_id?: number;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -7860,6 +8505,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7875,6 +8522,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7900,6 +8549,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7920,6 +8571,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7940,6 +8593,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7962,6 +8617,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7982,6 +8639,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8004,7 +8663,10 @@ export interface operations {
   createWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -8016,6 +8678,8 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8031,6 +8695,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8056,6 +8722,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8076,6 +8744,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8096,6 +8766,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8110,6 +8782,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8124,6 +8798,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8138,6 +8814,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8160,6 +8838,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8180,6 +8860,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8202,7 +8884,10 @@ export interface operations {
   deleteWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path: {
         id: number;
       };
@@ -8212,6 +8897,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8227,6 +8914,8 @@ export interface operations {
       /** @description Malformed JSON, or JSON nested deeper than 32 levels (`errors.body`). */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8252,6 +8941,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8272,6 +8963,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8292,6 +8985,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8312,6 +9007,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8326,6 +9023,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8340,6 +9039,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8354,6 +9055,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8376,6 +9079,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8396,6 +9101,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8423,7 +9130,10 @@ export interface operations {
         /** @description Results per page. */
         per_page?: number;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path: {
         id: number;
       };
@@ -8434,6 +9144,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8449,6 +9161,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8474,6 +9188,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8494,6 +9210,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8514,6 +9232,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8534,6 +9254,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8556,6 +9278,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8576,6 +9300,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8598,7 +9324,10 @@ export interface operations {
   retryWebhookDelivery: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path: {
         /** @description The webhook endpoint. */
         id: number;
@@ -8612,6 +9341,8 @@ export interface operations {
       /** @description The delivery after the new attempt. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8627,6 +9358,8 @@ export interface operations {
       /** @description Malformed JSON, or JSON nested deeper than 32 levels (`errors.body`). */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8652,6 +9385,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8672,6 +9407,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8692,6 +9429,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8712,6 +9451,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8726,6 +9467,8 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8746,6 +9489,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8760,6 +9505,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8774,6 +9521,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8796,6 +9545,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8816,6 +9567,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8841,8 +9594,10 @@ export interface operations {
       header?: {
         /** @description A key you choose (1–255 visible ASCII characters, e.g. a UUID) to retry this request safely: within 24 hours it is carried out at most once for your company. A repeat with the same body gets the first status and body again, with the header `Idempotent-Replayed: true`; the same key with another body or route gets 422; a repeat while the first is still running gets 409. Errors 5xx are not kept: retry them. */
         'Idempotency-Key'?: string;
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -8857,12 +9612,16 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           /** @description The order version as a strong ETag, e.g. `"3"`: send it back as If-Match. */
           ETag?: string;
           [name: string]: unknown;
@@ -8874,12 +9633,16 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8899,6 +9662,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8919,6 +9684,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8939,12 +9706,16 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8959,6 +9730,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8973,12 +9746,16 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -8993,12 +9770,16 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -9013,6 +9794,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9027,6 +9810,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9041,6 +9826,8 @@ export interface operations {
       /** @description The Idempotency-Key was already used with a different request (another body or route). */
       422: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -9061,6 +9848,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -9083,6 +9872,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -9103,6 +9894,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */

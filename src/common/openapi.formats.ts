@@ -8,6 +8,12 @@ import { MAX_DB_INTEGER } from './db-integer.validator';
  * what the server refuses wherever a schema can say so.
  */
 
+/**
+ * The bound of a header value whose rule allows any length: Node refuses a request whose headers together pass
+ * 16 KiB (431) before the service sees it.
+ */
+export const HEADER_MAX_LENGTH = 16_384;
+
 /** Datetimes out: `YYYY-MM-DDTHH:MM` in the service time zone, no seconds. */
 export const DATETIME_OUT_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$';
 

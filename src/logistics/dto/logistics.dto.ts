@@ -1,4 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
+import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsOptional, IsUrl } from 'class-validator';
 import { IsApiDateTime } from '../../common/api-datetime.validator';
 import { OptionalText } from '../../common/optional-text.validator';
@@ -7,9 +8,20 @@ import { MaxCharacters, RequiredText } from '../../common/required-text.validato
 export const RESOLUTIONS = ['Comment', 'Information', 'Cancel'] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
 
-/** An optional http(s) URL of at most 2,048 characters (a tracking page). */
+/**
+ * An optional http(s) URL of at most 2,048 characters (a tracking page). The pattern is what validator.js's
+ * isURL checks by the scheme and the characters alone: http or https in any case, then no whitespace, `<` or
+ * `>`; the host must have a top-level domain too, which no pattern here says.
+ */
 function OptionalLink(): PropertyDecorator {
   return applyDecorators(
+    ApiProperty({
+      type: 'string',
+      nullable: true,
+      maxLength: 2_048,
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?:[^\\s<>]+$',
+      description: 'An http or https URL on a host with a top-level domain, at most 2,048 characters.',
+    }),
     IsOptional(),
     IsUrl(
       { protocols: ['http', 'https'], require_protocol: true },
