@@ -1028,6 +1028,12 @@ export interface components {
        */
       opening_hours?: string | null;
       /**
+       * @description Two-letter ISO 3166-1 code, any case in, lower case out. When given, its upper case is the order's site
+       *     (else the company's), which decides the 50-character limit of note and details (SK, CZ, PL).
+       * @example sk
+       */
+      country?: string | null;
+      /**
        * @description An active product (GET /api/v2/product). An integer; a string of digits is read as one.
        * @example 2
        */
@@ -1096,12 +1102,6 @@ export interface components {
        * @example Back entrance
        */
       details?: string | null;
-      /**
-       * @description Two-letter ISO 3166-1 code, any case in, lower case out. When given, its upper case is the order's site
-       *     (else the company's), which decides the 50-character limit of note and details (SK, CZ, PL).
-       * @example sk
-       */
-      country?: string | null;
       /**
        * @example REGULAR
        * @enum {string}
@@ -1488,6 +1488,12 @@ export interface components {
        */
       opening_hours?: string | null;
       /**
+       * @description Two-letter ISO 3166-1 code, any case in, lower case out. When given, its upper case is the order's site
+       *     (else the company's), which decides the 50-character limit of note and details (SK, CZ, PL).
+       * @example sk
+       */
+      country?: string | null;
+      /**
        * @description An active product (GET /api/v2/product). An integer; a string of digits is read as one.
        * @example 2
        */
@@ -1556,12 +1562,6 @@ export interface components {
        * @example Back entrance
        */
       details?: string | null;
-      /**
-       * @description Two-letter ISO 3166-1 code, any case in, lower case out. When given, its upper case is the order's site
-       *     (else the company's), which decides the 50-character limit of note and details (SK, CZ, PL).
-       * @example sk
-       */
-      country?: string | null;
       /**
        * @example REGULAR
        * @enum {string}
@@ -4613,10 +4613,14 @@ export interface operations {
         page?: number;
         /** @description Results per page. */
         per_page?: number;
+        /** @description The market-specific order id (digits). */
+        order_id?: string;
         /** @description Orders placed at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). */
         created_from?: string;
         /** @description Orders placed up to and including. */
         created_to?: string;
+        /** @description Orders with a tracking of this number. */
+        tracking_number?: string;
         /** @description true: some tracking has a delivery date; false: none has. */
         delivered?: boolean | (0 | 1) | ('true' | 'false' | '1' | '0');
         /** @description Some tracking delivered at or after. */
@@ -4627,10 +4631,6 @@ export interface operations {
         updated_from?: string;
         /** @description Changed up to and including. */
         updated_to?: string;
-        /** @description The market-specific order id (digits). */
-        order_id?: string;
-        /** @description Orders with a tracking of this number. */
-        tracking_number?: string;
         order_type?: 'REGULAR' | 'EXCHANGE' | 'RETURN';
         /** @description Beyond the spec, for incremental sync: orders in this state. */
         state?:
@@ -5095,10 +5095,14 @@ export interface operations {
         page?: number;
         /** @description Results per page. */
         per_page?: number;
+        /** @description The market-specific order id (digits). */
+        order_id?: string;
         /** @description Orders placed at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). */
         created_from?: string;
         /** @description Orders placed up to and including. */
         created_to?: string;
+        /** @description Orders with a tracking of this number. */
+        tracking_number?: string;
         /** @description true: some tracking has a delivery date; false: none has. */
         delivered?: boolean | (0 | 1) | ('true' | 'false' | '1' | '0');
         /** @description Some tracking delivered at or after. */
@@ -5109,10 +5113,6 @@ export interface operations {
         updated_from?: string;
         /** @description Changed up to and including. */
         updated_to?: string;
-        /** @description The market-specific order id (digits). */
-        order_id?: string;
-        /** @description Orders with a tracking of this number. */
-        tracking_number?: string;
         order_type?: 'REGULAR' | 'EXCHANGE' | 'RETURN';
         /** @description Beyond the spec, for incremental sync: orders in this state. */
         state?:
@@ -6130,10 +6130,14 @@ export interface operations {
   exportOrders: {
     parameters: {
       query: {
+        /** @description The market-specific order id (digits). */
+        order_id?: string;
         /** @description Orders placed at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). */
         created_from?: string;
         /** @description Orders placed up to and including. */
         created_to?: string;
+        /** @description Orders with a tracking of this number. */
+        tracking_number?: string;
         /** @description true: some tracking has a delivery date; false: none has. */
         delivered?: boolean | (0 | 1) | ('true' | 'false' | '1' | '0');
         /** @description Some tracking delivered at or after. */
@@ -6144,10 +6148,6 @@ export interface operations {
         updated_from?: string;
         /** @description Changed up to and including. */
         updated_to?: string;
-        /** @description The market-specific order id (digits). */
-        order_id?: string;
-        /** @description Orders with a tracking of this number. */
-        tracking_number?: string;
         order_type?: 'REGULAR' | 'EXCHANGE' | 'RETURN';
         /** @description Beyond the spec, for incremental sync: orders in this state. */
         state?:
@@ -7111,6 +7111,7 @@ export interface operations {
       };
       path: {
         id: number;
+        /** @description The carrier's tracking number: 1 to 255 characters, no NUL. */
         trackingNumber: string;
       };
       cookie?: never;

@@ -24,9 +24,9 @@ export const DATETIME_IN_PATTERN = INPUT_SHAPE.source;
 export const ApiDateTime = (): PropertyDecorator =>
   ApiProperty({ type: 'string', pattern: DATETIME_OUT_PATTERN });
 
-/** A datetime the API reads (the validator beside it checks that the date exists). */
+/** A datetime the API reads (the validator beside it checks that the date exists); the longest has seconds. */
 export const ApiDateTimeInput = (): PropertyDecorator =>
-  ApiProperty({ type: 'string', pattern: DATETIME_IN_PATTERN });
+  ApiProperty({ type: 'string', pattern: DATETIME_IN_PATTERN, maxLength: 'YYYY-MM-DDTHH:MM:SS'.length });
 
 /** true, false, 1, 0, "true", "false", "1", "0" (CONTRACT §2); null too where the field may be left empty. */
 export const ApiBooleanInput = (options: { nullable?: boolean } = {}): PropertyDecorator =>

@@ -84,7 +84,13 @@ const REQUEST_ID_PARAMETER = {
   description:
     'Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of ' +
     '`A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused.',
-  schema: { type: 'string', maxLength: HEADER_MAX_LENGTH, example: '4f1c2f0e-5b0a-4c4e-9d8e-1f0a2b3c4d5e' },
+  // Any value Node takes as a header value (tab, visible ASCII, Latin-1): the service refuses none of them.
+  schema: {
+    type: 'string',
+    maxLength: HEADER_MAX_LENGTH,
+    pattern: '^[\\t\\x20-\\x7e\\x80-\\xff]*$',
+    example: '4f1c2f0e-5b0a-4c4e-9d8e-1f0a2b3c4d5e',
+  },
 } as const;
 
 const REQUEST_ID_HEADER = {
@@ -144,7 +150,12 @@ const WEBHOOK_HEADERS = [
     description:
       'Space-separated `v1,<base64 HMAC-SHA256>` entries over `<webhook-id>.<webhook-timestamp>.<raw body>`, ' +
       'keyed with the base64-decoded part of the endpoint secret after `whsec_` (Standard Webhooks).',
-    schema: { type: 'string', maxLength: 1000, example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=' },
+    schema: {
+      type: 'string',
+      maxLength: 1000,
+      pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$',
+      example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+    },
   },
 ].map((header) => ({ ...header, in: 'header', required: true }));
 

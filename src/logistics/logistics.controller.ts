@@ -5,6 +5,7 @@ import {
   ApiHeader,
   ApiOkResponse,
   ApiOperation,
+  ApiParam,
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -70,6 +71,11 @@ export class LogisticsController {
    */
   @Put(':id/trackings/:trackingNumber')
   @ApiOperation({ operationId: 'putTracking', summary: 'Create or replace a tracking' })
+  @ApiParam({
+    name: 'trackingNumber',
+    description: "The carrier's tracking number: 1 to 255 characters, no NUL.",
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\x00]+$', example: 'PKG123456789' },
+  })
   @ApiHeader(IF_MATCH)
   @ApiOkResponse({
     type: LogisticsOrderResponse,
