@@ -8,6 +8,12 @@ import { MAX_DB_INTEGER } from './db-integer.validator';
  * what the server refuses wherever a schema can say so.
  */
 
+/**
+ * The bound of a header value whose rule allows any length: Node refuses a request whose headers together pass
+ * 16 KiB (431) before the service sees it.
+ */
+export const HEADER_MAX_LENGTH = 16_384;
+
 /** Datetimes out: `YYYY-MM-DDTHH:MM` in the service time zone, no seconds. */
 export const DATETIME_OUT_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$';
 
@@ -18,9 +24,9 @@ export const DATETIME_IN_PATTERN = INPUT_SHAPE.source;
 export const ApiDateTime = (): PropertyDecorator =>
   ApiProperty({ type: 'string', pattern: DATETIME_OUT_PATTERN });
 
-/** A datetime the API reads (the validator beside it checks that the date exists). */
+/** A datetime the API reads (the validator beside it checks that the date exists); the longest has seconds. */
 export const ApiDateTimeInput = (): PropertyDecorator =>
-  ApiProperty({ type: 'string', pattern: DATETIME_IN_PATTERN });
+  ApiProperty({ type: 'string', pattern: DATETIME_IN_PATTERN, maxLength: 'YYYY-MM-DDTHH:MM:SS'.length });
 
 /** true, false, 1, 0, "true", "false", "1", "0" (CONTRACT §2); null too where the field may be left empty. */
 export const ApiBooleanInput = (options: { nullable?: boolean } = {}): PropertyDecorator =>

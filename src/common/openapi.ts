@@ -1,9 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, getSchemaPath, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { EVENT_SCHEMAS } from '../events/dto/event.response';
+import { EVENT_SCHEMAS, ORDER_EVENT_SCHEMA } from '../events/dto/event.response';
 import { EVENT_TYPES } from '../events/event-types';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../idempotency/idempotency.interceptor';
 import { MAX_DB_INTEGER } from './db-integer.validator';
 import { RATE_HEADERS, ValidationErrorBody } from './openapi.decorators';
+import { HEADER_MAX_LENGTH } from './openapi.formats';
 import { DOCS_PATH } from './public-url';
 
 const TAGS = {
@@ -45,7 +47,8 @@ function finishDocument(document: OpenAPIObject): void {
     if (node.type && (node.anyOf || node.oneOf)) delete node.type;
     if (node.nullable && !('type' in node)) nullableWithoutType(document, node);
   }
-  documentRateLimitHeaders(document);
+  documentResponseHeaders(document);
+  document.components!.schemas![ORDER_EVENT_SCHEMA.name] = ORDER_EVENT_SCHEMA.schema;
   Object.assign(document, { 'x-webhooks': webhooks() });
   for (const server of document.servers ?? []) Object.assign(server, { 'x-internal': false });
 }
@@ -73,17 +76,59 @@ function nullableWithoutType(document: OpenAPIObject, node: Node): void {
   }
 }
 
+/** CONTRACT §2: a client's own X-Request-Id is echoed when it is sane; anything else is replaced, never refused. */
+const REQUEST_ID_PARAMETER = {
+  name: 'X-Request-Id',
+  in: 'header',
+  required: false,
+  description:
+    'Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of ' +
+    '`A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused.',
+  // Any value Node takes as a header value (tab, visible ASCII, Latin-1): the service refuses none of them.
+  schema: {
+    type: 'string',
+    maxLength: HEADER_MAX_LENGTH,
+    pattern: '^[\\t\\x20-\\x7e\\x80-\\xff]*$',
+    example: '4f1c2f0e-5b0a-4c4e-9d8e-1f0a2b3c4d5e',
+  },
+} as const;
+
+const REQUEST_ID_HEADER = {
+  description: 'The id of this request: the X-Request-Id sent when it was sane, else a generated UUID.',
+  schema: {
+    type: 'string',
+    pattern: '^[A-Za-z0-9._:-]{1,128}$',
+    example: '4f1c2f0e-5b0a-4c4e-9d8e-1f0a2b3c4d5e',
+  },
+};
+
+const REPLAYED = {
+  description: 'Present on a repeat of an Idempotency-Key: this is the stored first response, replayed.',
+  schema: { type: 'string', enum: ['true'] },
+};
+
+/** The statuses a repeat of an Idempotency-Key may replay: those the route itself decided (5xx are not kept). */
+const REPLAYABLE = /^(2..|400|404|409|412)$/;
+
 /**
- * Every /api/v2 response passes the rate limiter first (CONTRACT §2), so every one of them may carry the
- * X-RateLimit-* headers; only a body over 1 MiB is refused before it.
+ * The headers of every response: X-Request-Id on all of them (the request log runs first, CONTRACT §2); the
+ * X-RateLimit-* headers on every /api/v2 response but a body refused before the rate limiter (408, 413, 415);
+ * Idempotent-Replayed where an Idempotency-Key repeat may replay the response.
  */
-function documentRateLimitHeaders(document: OpenAPIObject): void {
+function documentResponseHeaders(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
-    if (!path.startsWith('/api/v2/')) continue;
     for (const operation of [item.get, item.put, item.post, item.delete, item.patch]) {
+      const idempotent = operation?.parameters?.some(
+        (parameter) => 'name' in parameter && parameter.name === IDEMPOTENCY_KEY_HEADER,
+      );
       for (const [status, response] of Object.entries(operation?.responses ?? {})) {
-        if (['408', '413', '415'].includes(status) || !response || !('description' in response)) continue;
-        response.headers = { ...RATE_HEADERS, ...response.headers };
+        if (!response || !('description' in response)) continue;
+        response.headers = {
+          'X-Request-Id': REQUEST_ID_HEADER,
+          ...(path.startsWith('/api/v2/') && !['408', '413', '415'].includes(status) && RATE_HEADERS),
+          ...(idempotent && REPLAYABLE.test(status) && { [REPLAYED_HEADER]: REPLAYED }),
+          ...response.headers,
+        };
       }
     }
   }
@@ -105,7 +150,12 @@ const WEBHOOK_HEADERS = [
     description:
       'Space-separated `v1,<base64 HMAC-SHA256>` entries over `<webhook-id>.<webhook-timestamp>.<raw body>`, ' +
       'keyed with the base64-decoded part of the endpoint secret after `whsec_` (Standard Webhooks).',
-    schema: { type: 'string', maxLength: 1000, example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=' },
+    schema: {
+      type: 'string',
+      maxLength: 1000,
+      pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$',
+      example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+    },
   },
 ].map((header) => ({ ...header, in: 'header', required: true }));
 
@@ -208,6 +258,7 @@ export function setupOpenApi(app: INestApplication, publicBaseUrl: string | unde
       'This service, in whichever environment serves this document (production, staging or local).',
     );
   for (const [name, description] of Object.entries(TAGS)) builder.addTag(name, description);
+  builder.addGlobalParameters(REQUEST_ID_PARAMETER);
   const document = SwaggerModule.createDocument(app, builder.build());
   finishDocument(document);
   SwaggerModule.setup(DOCS_PATH.slice(1), app, document, { jsonDocumentUrl: `${DOCS_PATH.slice(1)}-json` });

@@ -18,7 +18,7 @@ import { DOCS_PATH, publicBaseUrl } from '../common/public-url';
 import type { Environment } from '../config/environment';
 import { invalidIdempotencyKey } from './idempotency.errors';
 import { type Answer, IdempotencyService } from './idempotency.service';
-import { isValidIdempotencyKey, requestFingerprint } from './request-fingerprint';
+import { IDEMPOTENCY_KEY_PATTERN, isValidIdempotencyKey, requestFingerprint } from './request-fingerprint';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -87,6 +87,7 @@ export const Idempotent = () =>
         type: 'string',
         minLength: 1,
         maxLength: 255,
+        pattern: IDEMPOTENCY_KEY_PATTERN.source,
         example: '4f1c2a0e-8c1b-4d7e-9a55-0b7f1d2e3c4a',
       },
     }),

@@ -9,4 +9,6 @@ export function requestFingerprint(method: string, path: string, body: unknown):
 }
 
 /** CONTRACT §4: 1–255 characters; visible ASCII, as an HTTP header value can carry it unambiguously. */
-export const isValidIdempotencyKey = (key: string): boolean => /^[\x21-\x7e]{1,255}$/.test(key);
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export const isValidIdempotencyKey = (key: string): boolean => IDEMPOTENCY_KEY_PATTERN.test(key);

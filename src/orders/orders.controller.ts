@@ -14,9 +14,10 @@ import { CurrentActor, CurrentPrincipal, Roles } from '../auth/auth.decorators';
 import type { Principal } from '../auth/principal';
 import { ApiFormats } from '../common/api-formats';
 import { idParam } from '../common/id-param.pipe';
-import { setVersionEtag } from '../common/if-match';
+import { IF_MATCH_PATTERN, setVersionEtag } from '../common/if-match';
 import { IfMatchVersion } from '../common/if-match.decorator';
 import { ApiErrorResponses, ApiPageResponse, ETAG_HEADER } from '../common/openapi.decorators';
+import { HEADER_MAX_LENGTH } from '../common/openapi.formats';
 import { pageJson, pageWindow } from '../common/pagination';
 import { ListOrdersQuery } from './dto/list-orders.query';
 import {
@@ -40,7 +41,9 @@ export const IF_MATCH = {
   name: 'If-Match',
   required: false,
   description:
-    'The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412.',
+    'The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. ' +
+    '`*` (or no header) writes whatever the version.',
+  schema: { type: 'string', maxLength: HEADER_MAX_LENGTH, pattern: IF_MATCH_PATTERN.source, example: '"3"' },
 };
 
 /** The partner's orders (spec §4.1–4.3, 4.6). Every query is scoped by the token's company. */

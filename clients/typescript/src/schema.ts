@@ -332,29 +332,16 @@ export interface paths {
      *     streamed file: no pagination, one request against the rate limit, memory flat on both sides whatever the
      *     count. `csv` has a header row and one row per order: the order's scalar fields in the specification's
      *     order, then `state`, `test`, `tracking_numbers` (space-separated), `delivered_at` (latest delivery date)
-     *     and `updated_at`; a field holding a comma, a quote or a line break of any kind (CRLF, LF, CR) is quoted,
-     *     so any standard reader sees one record per order; a text cell starting with `=`, `+`, `-`, `@`, tab or CR
-     *     (or their full-width forms) is prefixed with `'` so that spreadsheets never run it as a formula. `ndjson`
-     *     has one list item of `GET /orders` per line. A transfer that breaks off midway ends without its final
-     *     chunk: retry it.
-     *
-     *     Your company runs at most 2 exports at once, counted across every instance of the service: a third gets
-     *     429 with `Retry-After` until one ends. Read the file steadily: a client that takes nothing for 30 seconds
-     *     is cut off (the connection is reset) and gives its slot back. `HEAD` on this path answers the headers
-     *     without running the export.
+     *     and `updated_at`; a text cell starting with `=`, `+`, `-`, `@`, tab or CR (or their full-width forms) is
+     *     prefixed with `'` so that spreadsheets never run it as a formula. `ndjson` has one list item of
+     *     `GET /orders` per line. A transfer that breaks off midway ends without its final chunk: retry it.
      */
     get: operations['exportOrders'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
-    /**
-     * The export's headers, without running it
-     * @description The status and headers `GET /orders/export` would answer with these parameters (400 for a bad filter),
-     *     without running the export: no order is read and none of your company's export slots is taken.
-     *     Declared before the GET, which would otherwise answer HEAD by running the export.
-     */
-    head: operations['checkOrdersExport'];
+    head?: never;
     patch?: never;
     trace?: never;
   };
@@ -1041,6 +1028,12 @@ export interface components {
        */
       opening_hours?: string | null;
       /**
+       * @description Two-letter ISO 3166-1 code, any case in, lower case out. When given, its upper case is the order's site
+       *     (else the company's), which decides the 50-character limit of note and details (SK, CZ, PL).
+       * @example sk
+       */
+      country?: string | null;
+      /**
        * @description An active product (GET /api/v2/product). An integer; a string of digits is read as one.
        * @example 2
        */
@@ -1109,12 +1102,6 @@ export interface components {
        * @example Back entrance
        */
       details?: string | null;
-      /**
-       * @description Two-letter ISO 3166-1 code, any case in, lower case out. When given, its upper case is the order's site
-       *     (else the company's), which decides the 50-character limit of note and details (SK, CZ, PL).
-       * @example sk
-       */
-      country?: string | null;
       /**
        * @example REGULAR
        * @enum {string}
@@ -1501,6 +1488,12 @@ export interface components {
        */
       opening_hours?: string | null;
       /**
+       * @description Two-letter ISO 3166-1 code, any case in, lower case out. When given, its upper case is the order's site
+       *     (else the company's), which decides the 50-character limit of note and details (SK, CZ, PL).
+       * @example sk
+       */
+      country?: string | null;
+      /**
        * @description An active product (GET /api/v2/product). An integer; a string of digits is read as one.
        * @example 2
        */
@@ -1569,12 +1562,6 @@ export interface components {
        * @example Back entrance
        */
       details?: string | null;
-      /**
-       * @description Two-letter ISO 3166-1 code, any case in, lower case out. When given, its upper case is the order's site
-       *     (else the company's), which decides the 50-character limit of note and details (SK, CZ, PL).
-       * @example sk
-       */
-      country?: string | null;
       /**
        * @example REGULAR
        * @enum {string}
@@ -1770,7 +1757,10 @@ export interface components {
        * @example 2026-11-22T12:10
        */
       delivery_date?: string | null;
-      /** @example https://track.example.com/PKG123456789 */
+      /**
+       * @description An http or https URL on a host with a top-level domain, at most 2,048 characters.
+       * @example https://track.example.com/PKG123456789
+       */
       tracking_link?: string | null;
     };
     DetailedStatusDto: {
@@ -1782,12 +1772,12 @@ export interface components {
       location?: string | null;
       /** @example Courier has the parcel */
       description?: string | null;
-      /**
-       * @description The fulfilment partner's code: no spaces or other whitespace.
-       * @example PKG123456789
-       */
+      /** @example PKG123456789 */
       tracking_number?: string | null;
-      /** @example https://track.example.com/PKG123456789 */
+      /**
+       * @description An http or https URL on a host with a top-level domain, at most 2,048 characters.
+       * @example https://track.example.com/PKG123456789
+       */
       tracking_link?: string | null;
     };
     DeliveryErrorDto: {
@@ -2081,15 +2071,7 @@ export interface components {
     };
     EventListResponse: {
       /** @description Oldest first, at most 100. Ask again with `after` set to the last id until the list comes back empty. */
-      data: (
-        | components['schemas']['OrderPlacedEvent']
-        | components['schemas']['OrderUpdatedEvent']
-        | components['schemas']['OrderCommentEvent']
-        | components['schemas']['OrderStateChangedEvent']
-        | components['schemas']['OrderTrackingEvent']
-        | components['schemas']['OrderDetailedStatusEvent']
-        | components['schemas']['OrderDeliveryErrorEvent']
-      )[];
+      data: components['schemas']['OrderEvent'][];
     };
     CreateWebhookDto: {
       /**
@@ -2251,6 +2233,15 @@ export interface components {
        */
       to: 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
     };
+    /** @description One event of any type; `type` says which, and so the shape of `data`. */
+    OrderEvent:
+      | components['schemas']['OrderPlacedEvent']
+      | components['schemas']['OrderUpdatedEvent']
+      | components['schemas']['OrderCommentEvent']
+      | components['schemas']['OrderStateChangedEvent']
+      | components['schemas']['OrderTrackingEvent']
+      | components['schemas']['OrderDetailedStatusEvent']
+      | components['schemas']['OrderDeliveryErrorEvent'];
   };
   responses: never;
   parameters: never;
@@ -2263,7 +2254,10 @@ export interface operations {
   getLiveness: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2271,6 +2265,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2280,6 +2276,8 @@ export interface operations {
       /** @description The service is shutting down. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2296,7 +2294,10 @@ export interface operations {
   getReadiness: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2304,6 +2305,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2313,6 +2316,8 @@ export interface operations {
       /** @description The database does not answer. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2334,7 +2339,10 @@ export interface operations {
         /** @description Results per page. */
         per_page?: number;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2343,6 +2351,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2358,6 +2368,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2383,6 +2395,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2403,6 +2417,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2423,6 +2439,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2445,6 +2463,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2465,6 +2485,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2487,7 +2509,10 @@ export interface operations {
   createCompany: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2499,6 +2524,8 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2514,6 +2541,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2539,6 +2568,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2559,6 +2590,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2579,6 +2612,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2593,6 +2628,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2607,6 +2644,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2621,6 +2660,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2643,6 +2684,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2663,6 +2706,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2692,7 +2737,10 @@ export interface operations {
         /** @description Only the tokens of this company. */
         company_id?: number;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2701,6 +2749,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2716,6 +2766,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2741,6 +2793,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2761,6 +2815,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2781,6 +2837,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2803,6 +2861,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2823,6 +2883,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2845,7 +2907,10 @@ export interface operations {
   issueToken: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -2857,6 +2922,8 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2872,6 +2939,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2897,6 +2966,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2917,6 +2988,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -2937,6 +3010,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2951,6 +3026,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2965,6 +3042,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -2979,6 +3058,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3001,6 +3082,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3021,6 +3104,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3043,7 +3128,10 @@ export interface operations {
   revokeToken: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path: {
         id: number;
       };
@@ -3053,6 +3141,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3068,6 +3158,8 @@ export interface operations {
       /** @description Malformed JSON, or JSON nested deeper than 32 levels (`errors.body`). */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3093,6 +3185,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3113,6 +3207,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3133,6 +3229,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3153,6 +3251,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3167,6 +3267,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3181,6 +3283,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3195,6 +3299,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3217,6 +3323,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3237,6 +3345,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3268,7 +3378,10 @@ export interface operations {
         /** @description Only changes made with this token. */
         token_id?: number;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3277,6 +3390,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3292,6 +3407,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3317,6 +3434,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3337,6 +3456,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3357,6 +3478,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3379,6 +3502,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3399,6 +3524,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3426,7 +3553,10 @@ export interface operations {
         /** @description Results per page. */
         per_page?: number;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3435,6 +3565,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3450,6 +3582,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3475,6 +3609,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3495,6 +3631,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3515,6 +3653,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3537,6 +3677,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3557,6 +3699,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3584,7 +3728,10 @@ export interface operations {
         /** @description Results per page. */
         per_page?: number;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3593,6 +3740,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3608,6 +3757,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3633,6 +3784,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3653,6 +3806,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3673,6 +3828,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3695,6 +3852,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3715,6 +3874,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3737,7 +3898,10 @@ export interface operations {
   createProduct: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -3749,6 +3913,8 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3764,6 +3930,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3789,6 +3957,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3809,6 +3979,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3829,6 +4001,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3843,6 +4017,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3857,6 +4033,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -3871,6 +4049,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3893,6 +4073,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3913,6 +4095,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3935,7 +4119,10 @@ export interface operations {
   updateProduct: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path: {
         id: number;
       };
@@ -3949,6 +4136,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3964,6 +4153,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -3989,6 +4180,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4009,6 +4202,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4029,6 +4224,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4049,6 +4246,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4063,6 +4262,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4077,6 +4278,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4091,6 +4294,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4113,6 +4318,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4133,6 +4340,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4155,7 +4364,10 @@ export interface operations {
   addProductVariation: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path: {
         id: number;
       };
@@ -4169,6 +4381,8 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4184,6 +4398,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4209,6 +4425,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4229,6 +4447,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4249,6 +4469,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4269,6 +4491,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4283,6 +4507,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4297,6 +4523,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4311,6 +4539,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4333,6 +4563,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4353,6 +4585,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4379,10 +4613,14 @@ export interface operations {
         page?: number;
         /** @description Results per page. */
         per_page?: number;
+        /** @description The market-specific order id (digits). */
+        order_id?: string;
         /** @description Orders placed at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). */
         created_from?: string;
         /** @description Orders placed up to and including. */
         created_to?: string;
+        /** @description Orders with a tracking of this number. */
+        tracking_number?: string;
         /** @description true: some tracking has a delivery date; false: none has. */
         delivered?: boolean | (0 | 1) | ('true' | 'false' | '1' | '0');
         /** @description Some tracking delivered at or after. */
@@ -4393,16 +4631,15 @@ export interface operations {
         updated_from?: string;
         /** @description Changed up to and including. */
         updated_to?: string;
-        /** @description The market-specific order id (digits). */
-        order_id?: string;
-        /** @description Orders with a tracking of this number. */
-        tracking_number?: string;
         order_type?: 'REGULAR' | 'EXCHANGE' | 'RETURN';
         /** @description Beyond the spec, for incremental sync: orders in this state. */
         state?:
           'PLACED' | 'TEST' | 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4411,6 +4648,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4426,6 +4665,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4451,6 +4692,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4471,6 +4714,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4491,6 +4736,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4513,6 +4760,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4533,6 +4782,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4558,6 +4809,8 @@ export interface operations {
       header?: {
         /** @description A key you choose (1–255 visible ASCII characters, e.g. a UUID) to retry this request safely: within 24 hours it is carried out at most once for your company. A repeat with the same body gets the first status and body again, with the header `Idempotent-Replayed: true`; the same key with another body or route gets 422; a repeat while the first is still running gets 409. Errors 5xx are not kept: retry them. */
         'Idempotency-Key'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path?: never;
       cookie?: never;
@@ -4570,12 +4823,16 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4597,12 +4854,16 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4622,6 +4883,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4642,6 +4905,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4662,6 +4927,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4676,12 +4943,16 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -4696,6 +4967,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4710,6 +4983,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -4724,6 +4999,8 @@ export interface operations {
       /** @description The Idempotency-Key was already used with a different request (another body or route). */
       422: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4744,6 +5021,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4766,6 +5045,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4786,6 +5067,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4812,10 +5095,14 @@ export interface operations {
         page?: number;
         /** @description Results per page. */
         per_page?: number;
+        /** @description The market-specific order id (digits). */
+        order_id?: string;
         /** @description Orders placed at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). */
         created_from?: string;
         /** @description Orders placed up to and including. */
         created_to?: string;
+        /** @description Orders with a tracking of this number. */
+        tracking_number?: string;
         /** @description true: some tracking has a delivery date; false: none has. */
         delivered?: boolean | (0 | 1) | ('true' | 'false' | '1' | '0');
         /** @description Some tracking delivered at or after. */
@@ -4826,16 +5113,15 @@ export interface operations {
         updated_from?: string;
         /** @description Changed up to and including. */
         updated_to?: string;
-        /** @description The market-specific order id (digits). */
-        order_id?: string;
-        /** @description Orders with a tracking of this number. */
-        tracking_number?: string;
         order_type?: 'REGULAR' | 'EXCHANGE' | 'RETURN';
         /** @description Beyond the spec, for incremental sync: orders in this state. */
         state?:
           'PLACED' | 'TEST' | 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -4844,6 +5130,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4859,6 +5147,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4884,6 +5174,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4904,6 +5196,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4924,6 +5218,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4946,6 +5242,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4966,6 +5264,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -4988,7 +5288,10 @@ export interface operations {
   getOrder: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path: {
         id: number;
       };
@@ -4998,6 +5301,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5015,6 +5320,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5035,6 +5342,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5055,6 +5364,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5075,6 +5386,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5097,6 +5410,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5117,6 +5432,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5142,8 +5459,10 @@ export interface operations {
       header?: {
         /** @description A key you choose (1–255 visible ASCII characters, e.g. a UUID) to retry this request safely: within 24 hours it is carried out at most once for your company. A repeat with the same body gets the first status and body again, with the header `Idempotent-Replayed: true`; the same key with another body or route gets 422; a repeat while the first is still running gets 409. Errors 5xx are not kept: retry them. */
         'Idempotency-Key'?: string;
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -5158,12 +5477,16 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           /** @description The order version as a strong ETag, e.g. `"3"`: send it back as If-Match. */
           ETag?: string;
           [name: string]: unknown;
@@ -5187,12 +5510,16 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5212,6 +5539,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5232,6 +5561,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5252,12 +5583,16 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5272,6 +5607,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5286,12 +5623,16 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5306,12 +5647,16 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5326,6 +5671,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5340,6 +5687,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5354,6 +5703,8 @@ export interface operations {
       /** @description The Idempotency-Key was already used with a different request (another body or route). */
       422: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5374,6 +5725,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5396,6 +5749,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5416,6 +5771,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5441,8 +5798,10 @@ export interface operations {
       header?: {
         /** @description A key you choose (1–255 visible ASCII characters, e.g. a UUID) to retry this request safely: within 24 hours it is carried out at most once for your company. A repeat with the same body gets the first status and body again, with the header `Idempotent-Replayed: true`; the same key with another body or route gets 422; a repeat while the first is still running gets 409. Errors 5xx are not kept: retry them. */
         'Idempotency-Key'?: string;
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -5453,12 +5812,16 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           /** @description The order version as a strong ETag, e.g. `"3"`: send it back as If-Match. */
           ETag?: string;
           [name: string]: unknown;
@@ -5482,12 +5845,16 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5507,6 +5874,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5527,6 +5896,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5547,12 +5918,16 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5567,6 +5942,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5581,12 +5958,16 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5601,12 +5982,16 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -5621,6 +6006,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5635,6 +6022,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -5649,6 +6038,8 @@ export interface operations {
       /** @description The Idempotency-Key was already used with a different request (another body or route). */
       422: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5669,6 +6060,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5691,6 +6084,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5711,6 +6106,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5733,10 +6130,14 @@ export interface operations {
   exportOrders: {
     parameters: {
       query: {
+        /** @description The market-specific order id (digits). */
+        order_id?: string;
         /** @description Orders placed at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). */
         created_from?: string;
         /** @description Orders placed up to and including. */
         created_to?: string;
+        /** @description Orders with a tracking of this number. */
+        tracking_number?: string;
         /** @description true: some tracking has a delivery date; false: none has. */
         delivered?: boolean | (0 | 1) | ('true' | 'false' | '1' | '0');
         /** @description Some tracking delivered at or after. */
@@ -5747,10 +6148,6 @@ export interface operations {
         updated_from?: string;
         /** @description Changed up to and including. */
         updated_to?: string;
-        /** @description The market-specific order id (digits). */
-        order_id?: string;
-        /** @description Orders with a tracking of this number. */
-        tracking_number?: string;
         order_type?: 'REGULAR' | 'EXCHANGE' | 'RETURN';
         /** @description Beyond the spec, for incremental sync: orders in this state. */
         state?:
@@ -5758,7 +6155,10 @@ export interface operations {
         /** @description csv: a spreadsheet file (RFC 4180, one row per order); ndjson: one order per line, as in the list. */
         format: 'csv' | 'ndjson';
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -5767,6 +6167,8 @@ export interface operations {
       /** @description The file, streamed (chunked). */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5790,6 +6192,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5815,6 +6219,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -5835,166 +6241,14 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Forbidden."
-           *     }
-           */
-          'application/json': components['schemas']['MessageBody'];
-        };
-      };
-      /** @description Rate limit exceeded, or your company already runs 2 exports: wait Retry-After seconds. */
-      429: {
-        headers: {
-          /** @description Requests allowed per minute for this token. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the current window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
-           *     }
-           */
-          'application/json': components['schemas']['MessageBody'];
-        };
-      };
-      /** @description Unexpected failure; the body carries no detail. */
-      500: {
-        headers: {
-          /** @description Requests allowed per minute for this token. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the current window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server error."
-           *     }
-           */
-          'application/json': components['schemas']['MessageBody'];
-        };
-      };
-      /** @description The database is unreachable; retry later. */
-      503: {
-        headers: {
-          /** @description Requests allowed per minute for this token. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in the current window. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
-          'X-RateLimit-Reset'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Service unavailable."
-           *     }
-           */
-          'application/json': components['schemas']['MessageBody'];
-        };
-      };
-    };
-  };
-  checkOrdersExport: {
-    parameters: {
-      query: {
-        /** @description Orders placed at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). */
-        created_from?: string;
-        /** @description Orders placed up to and including. */
-        created_to?: string;
-        /** @description true: some tracking has a delivery date; false: none has. */
-        delivered?: boolean | (0 | 1) | ('true' | 'false' | '1' | '0');
-        /** @description Some tracking delivered at or after. */
-        delivered_from?: string;
-        /** @description Some tracking delivered up to and including. */
-        delivered_to?: string;
-        /** @description Beyond the spec, for incremental sync: changed at or after (full precision is kept). */
-        updated_from?: string;
-        /** @description Changed up to and including. */
-        updated_to?: string;
-        /** @description The market-specific order id (digits). */
-        order_id?: string;
-        /** @description Orders with a tracking of this number. */
-        tracking_number?: string;
-        order_type?: 'REGULAR' | 'EXCHANGE' | 'RETURN';
-        /** @description Beyond the spec, for incremental sync: orders in this state. */
-        state?:
-          'PLACED' | 'TEST' | 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
-        /** @description csv: a spreadsheet file (RFC 4180, one row per order); ndjson: one order per line, as in the list. */
-        format: 'csv' | 'ndjson';
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The export would start: its Content-Type and Content-Disposition, no body. */
-      200: {
-        headers: {
-          /** @description attachment; filename="orders-<UTC date>.csv" (or .ndjson). */
-          'Content-Disposition'?: string;
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description Invalid request: `errors` names each bad field. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad request.",
-           *       "errors": {
-           *         "field": [
-           *           "The field is required."
-           *         ]
-           *       }
-           *     }
-           */
-          'application/json': components['schemas']['ValidationErrorBody'];
-        };
-      };
-      /** @description Missing, unknown, revoked or expired token. */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['MessageBody'];
-        };
-      };
-      /** @description The token's role may not call this route. */
-      403: {
-        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -6009,14 +6263,16 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
-          /** @description Seconds to wait. */
-          'Retry-After'?: number;
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6031,6 +6287,14 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6045,6 +6309,14 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6064,6 +6336,8 @@ export interface operations {
       header?: {
         /** @description A key you choose (1–255 visible ASCII characters, e.g. a UUID) to retry this request safely: within 24 hours it is carried out at most once for your company. A repeat with the same body gets the first status and body again, with the header `Idempotent-Replayed: true`; the same key with another body or route gets 422; a repeat while the first is still running gets 409. Errors 5xx are not kept: retry them. */
         'Idempotency-Key'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -6078,12 +6352,16 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6098,12 +6376,16 @@ export interface operations {
       /** @description partner_comment missing, not a string, blank or over 5,000 characters (spec §4.5 body: one string per field); malformed JSON has the general shape (`errors.body`: an array). */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6121,6 +6403,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6141,6 +6425,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6161,12 +6447,16 @@ export interface operations {
       /** @description No such order of your company. */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6182,6 +6472,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6196,12 +6488,16 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -6216,6 +6512,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6230,6 +6528,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6244,6 +6544,8 @@ export interface operations {
       /** @description The Idempotency-Key was already used with a different request (another body or route). */
       422: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6264,6 +6566,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6286,6 +6590,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6306,6 +6612,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6336,7 +6644,10 @@ export interface operations {
         state?:
           'PLACED' | 'TEST' | 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -6345,6 +6656,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6360,6 +6673,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6385,6 +6700,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6405,6 +6722,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6425,6 +6744,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6447,6 +6768,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6467,6 +6790,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6490,8 +6815,10 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -6502,6 +6829,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6519,6 +6848,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6544,6 +6875,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6564,6 +6897,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6584,6 +6919,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6604,6 +6941,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6618,6 +6957,8 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6638,6 +6979,8 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6658,6 +7001,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6672,6 +7017,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6686,6 +7033,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6708,6 +7057,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6728,6 +7079,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6751,12 +7104,14 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
-        /** @description The fulfilment partner's code: no spaces or other whitespace. */
+        /** @description The carrier's tracking number: 1 to 255 characters, no NUL. */
         trackingNumber: string;
       };
       cookie?: never;
@@ -6770,6 +7125,8 @@ export interface operations {
       /** @description The tracking was replaced. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6787,6 +7144,8 @@ export interface operations {
       /** @description The tracking was created. */
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6804,6 +7163,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6829,6 +7190,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6849,6 +7212,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6869,6 +7234,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6889,6 +7256,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6903,6 +7272,8 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6923,6 +7294,8 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6943,6 +7316,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6957,6 +7332,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -6971,6 +7348,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -6993,6 +7372,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7013,6 +7394,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7036,8 +7419,10 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -7052,6 +7437,8 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7069,6 +7456,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7094,6 +7483,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7114,6 +7505,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7134,6 +7527,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7154,6 +7549,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7168,6 +7565,8 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7188,6 +7587,8 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7208,6 +7609,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7222,6 +7625,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7236,6 +7641,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7258,6 +7665,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7278,6 +7687,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7301,8 +7712,10 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -7317,6 +7730,8 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7334,6 +7749,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7359,6 +7776,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7379,6 +7798,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7399,6 +7820,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7419,6 +7842,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7433,6 +7858,8 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7453,6 +7880,8 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7473,6 +7902,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7487,6 +7918,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7501,6 +7934,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7523,6 +7958,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7543,6 +7980,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7566,8 +8005,10 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -7582,6 +8023,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7599,6 +8042,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7624,6 +8069,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7644,6 +8091,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7664,6 +8113,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7684,6 +8135,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7698,6 +8151,8 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7718,6 +8173,8 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7738,6 +8195,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7752,6 +8211,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -7766,6 +8227,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7788,6 +8251,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7808,6 +8273,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7833,7 +8300,10 @@ export interface operations {
         /** @description The id of the last event you have processed; leave it out to start from your oldest event. */
         after?: string;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -7841,6 +8311,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7874,6 +8346,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7899,6 +8373,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7919,6 +8395,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7939,6 +8417,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7961,6 +8441,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -7981,6 +8463,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8010,7 +8494,10 @@ export interface operations {
         /** @description Only the endpoints of this company. */
         company_id?: number;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -8019,6 +8506,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8034,6 +8523,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8059,6 +8550,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8079,6 +8572,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8099,6 +8594,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8121,6 +8618,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8141,6 +8640,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8163,7 +8664,10 @@ export interface operations {
   createWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -8175,6 +8679,8 @@ export interface operations {
     responses: {
       201: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8190,6 +8696,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8215,6 +8723,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8235,6 +8745,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8255,6 +8767,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8269,6 +8783,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8283,6 +8799,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8297,6 +8815,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8319,6 +8839,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8339,6 +8861,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8361,7 +8885,10 @@ export interface operations {
   deleteWebhook: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path: {
         id: number;
       };
@@ -8371,6 +8898,8 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8386,6 +8915,8 @@ export interface operations {
       /** @description Malformed JSON, or JSON nested deeper than 32 levels (`errors.body`). */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8411,6 +8942,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8431,6 +8964,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8451,6 +8986,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8471,6 +9008,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8485,6 +9024,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8499,6 +9040,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8513,6 +9056,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8535,6 +9080,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8555,6 +9102,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8582,7 +9131,10 @@ export interface operations {
         /** @description Results per page. */
         per_page?: number;
       };
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path: {
         id: number;
       };
@@ -8593,6 +9145,8 @@ export interface operations {
       /** @description One page, in the simple-pagination envelope. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8608,6 +9162,8 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8633,6 +9189,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8653,6 +9211,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8673,6 +9233,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8693,6 +9255,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8715,6 +9279,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8735,6 +9301,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8757,7 +9325,10 @@ export interface operations {
   retryWebhookDelivery: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
       path: {
         /** @description The webhook endpoint. */
         id: number;
@@ -8771,6 +9342,8 @@ export interface operations {
       /** @description The delivery after the new attempt. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8786,6 +9359,8 @@ export interface operations {
       /** @description Malformed JSON, or JSON nested deeper than 32 levels (`errors.body`). */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8811,6 +9386,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8831,6 +9408,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8851,6 +9430,8 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8871,6 +9452,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8885,6 +9468,8 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8905,6 +9490,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8919,6 +9506,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -8933,6 +9522,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8955,6 +9546,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -8975,6 +9568,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -9000,8 +9595,10 @@ export interface operations {
       header?: {
         /** @description A key you choose (1–255 visible ASCII characters, e.g. a UUID) to retry this request safely: within 24 hours it is carried out at most once for your company. A repeat with the same body gets the first status and body again, with the header `Idempotent-Replayed: true`; the same key with another body or route gets 422; a repeat while the first is still running gets 409. Errors 5xx are not kept: retry them. */
         'Idempotency-Key'?: string;
-        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. */
+        /** @description The ETag of the order as you read it ("3"); if the order changed since, the write is refused with 412. `*` (or no header) writes whatever the version. */
         'If-Match'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
       };
       path: {
         id: number;
@@ -9016,12 +9613,16 @@ export interface operations {
     responses: {
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           /** @description The order version as a strong ETag, e.g. `"3"`: send it back as If-Match. */
           ETag?: string;
           [name: string]: unknown;
@@ -9033,12 +9634,16 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -9058,6 +9663,8 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -9078,6 +9685,8 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -9098,12 +9707,16 @@ export interface operations {
       /** @description Not found (another company's object looks exactly the same). */
       404: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -9118,6 +9731,8 @@ export interface operations {
       /** @description The body did not arrive within the time allowed (30 s by default). */
       408: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9132,12 +9747,16 @@ export interface operations {
       /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
       409: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -9152,12 +9771,16 @@ export interface operations {
       /** @description If-Match named a version the order no longer has: read it again. */
       412: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
@@ -9172,6 +9795,8 @@ export interface operations {
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9186,6 +9811,8 @@ export interface operations {
       /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
       415: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           [name: string]: unknown;
         };
         content: {
@@ -9200,6 +9827,8 @@ export interface operations {
       /** @description The Idempotency-Key was already used with a different request (another body or route). */
       422: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -9220,6 +9849,8 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -9242,6 +9873,8 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
@@ -9262,6 +9895,8 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */

@@ -13,7 +13,7 @@ export class CreateCompanyDto {
    * limit `note` and `details` to 50 characters.
    * @example "SK"
    */
-  @ApiProperty({ pattern: '^[A-Za-z]{2}$' })
+  @ApiProperty({ pattern: '^[A-Za-z]{2}$', maxLength: 2 })
   @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.toUpperCase() : value))
   @Matches(/^[A-Z]{2}$/, { message: 'The site must be a two-letter market code such as SK.' })
   @IsString({ message: 'The site must be a string.' })

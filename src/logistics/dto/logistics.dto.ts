@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiParam, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiParam, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsOptional, IsUrl, Matches } from 'class-validator';
 import { IsApiDateTime } from '../../common/api-datetime.validator';
 import { OptionalText } from '../../common/optional-text.validator';
@@ -8,9 +8,20 @@ import { MaxCharacters, RequiredText } from '../../common/required-text.validato
 export const RESOLUTIONS = ['Comment', 'Information', 'Cancel'] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
 
-/** An optional http(s) URL of at most 2,048 characters (a tracking page). */
+/**
+ * An optional http(s) URL of at most 2,048 characters (a tracking page). The pattern is what validator.js's
+ * isURL checks by the scheme and the characters alone: http or https in any case, then no whitespace, `<` or
+ * `>`; the host must have a top-level domain too, which no pattern here says.
+ */
 function OptionalLink(): PropertyDecorator {
   return applyDecorators(
+    ApiProperty({
+      type: 'string',
+      nullable: true,
+      maxLength: 2_048,
+      pattern: '^[Hh][Tt][Tt][Pp][Ss]?:[^\\s<>]+$',
+      description: 'An http or https URL on a host with a top-level domain, at most 2,048 characters.',
+    }),
     IsOptional(),
     IsUrl(
       { protocols: ['http', 'https'], require_protocol: true },
@@ -26,14 +37,20 @@ function OptionalLink(): PropertyDecorator {
  */
 export const TRACKING_NUMBER = /^\S+$/;
 export const TRACKING_NUMBER_WHITESPACE = 'The tracking number may not contain spaces or other whitespace.';
-const TRACKING_NUMBER_DESCRIPTION = "The fulfilment partner's code: no spaces or other whitespace.";
+const TRACKING_NUMBER_DESCRIPTION = "The fulfilment partner's code: no spaces, other whitespace or NUL.";
 
 /** The tracking number in the path of PUT /logistics/orders/{id}/trackings/{trackingNumber}, as documented. */
 export function ApiTrackingNumberParam(): MethodDecorator {
   return ApiParam({
     name: 'trackingNumber',
     description: TRACKING_NUMBER_DESCRIPTION,
-    schema: { type: 'string', pattern: TRACKING_NUMBER.source, maxLength: 255, example: 'PKG123456789' },
+    schema: {
+      type: 'string',
+      pattern: '^[^\\s\\x00]+$',
+      minLength: 1,
+      maxLength: 255,
+      example: 'PKG123456789',
+    },
   });
 }
 
@@ -83,7 +100,7 @@ export class DetailedStatusDto {
   description?: string | null;
 
   /** @example "PKG123456789" */
-  @ApiPropertyOptional({ description: TRACKING_NUMBER_DESCRIPTION, pattern: '^\\S*$' })
+  @ApiPropertyOptional({ description: TRACKING_NUMBER_DESCRIPTION, pattern: '^[^\\s\\x00]*$' })
   @Matches(/^\S*$/, { message: TRACKING_NUMBER_WHITESPACE })
   @OptionalText()
   tracking_number?: string | null;

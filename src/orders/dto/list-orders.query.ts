@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, Matches } from 'class-validator';
 import { IsApiDateTime } from '../../common/api-datetime.validator';
@@ -10,6 +11,7 @@ import { ORDER_STATES, ORDER_TYPES, type OrderState, type OrderType } from '../o
 /** Spec §4.2 filters and the contract's sync filters; all optional, all combined with AND. */
 export class ListOrdersQuery extends PageQuery {
   /** The market-specific order id (digits). @example "123" */
+  @ApiPropertyOptional({ maxLength: 20 })
   @Matches(/^\d{1,20}$/, { message: 'The order id must be a number.' })
   @IsString({ message: 'The order id must be a number.' })
   @IsOptional()
@@ -26,6 +28,7 @@ export class ListOrdersQuery extends PageQuery {
   created_to?: string;
 
   /** Orders with a tracking of this number. @example "PKG123456789" */
+  @ApiPropertyOptional({ maxLength: 255 })
   @MaxCharacters(255)
   @Matches(/\S/, { message: 'The tracking number must not be empty.' })
   @StorableText()

@@ -15,7 +15,7 @@ import { ApiBooleanInput, ApiIntegerInput } from '../../common/openapi.formats';
 import { OptionalText } from '../../common/optional-text.validator';
 import { fieldLabel, RequiredText } from '../../common/required-text.validator';
 import { toBoolean, toInteger } from '../../common/transforms';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ORDER_TYPES, type OrderType } from '../order-state';
 
 @ValidatorConstraint({ name: 'countryCode' })
@@ -98,6 +98,7 @@ export class PlaceOrderDto {
    * (else the company's), which decides the 50-character limit of note and details (SK, CZ, PL).
    * @example "sk"
    */
+  @ApiPropertyOptional({ pattern: '^[A-Za-z]{2}$', maxLength: 2 })
   @IsOptional()
   @Validate(CountryCode)
   country?: string | null;

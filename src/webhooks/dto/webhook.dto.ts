@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
 import { DbInteger } from '../../common/db-integer.validator';
@@ -5,6 +6,7 @@ import { PageQuery } from '../../common/pagination';
 import { RequiredText } from '../../common/required-text.validator';
 import { toInteger } from '../../common/transforms';
 import { ApiIntegerInput } from '../../common/openapi.formats';
+import { WEBHOOK_SECRET_PATTERN } from '../webhook-secret';
 
 export class CreateWebhookDto {
   /** The company whose events are sent. @example 1 */
@@ -19,6 +21,9 @@ export class CreateWebhookDto {
    * addresses are refused unless WEBHOOK_ALLOW_PRIVATE=true).
    * @example "https://hooks.example.com/restaurant-orders"
    */
+  // The scheme as the WHATWG URL parser reads it (in any case, after leading spaces and control characters,
+  // which it drops); the rest of its rules (a host, no user name or password, the address) need a parser.
+  @ApiProperty({ pattern: '^[\\x01-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:' })
   @RequiredText(2048)
   url!: string;
 
@@ -26,6 +31,7 @@ export class CreateWebhookDto {
    * The signing secret, `whsec_` and the base64 of 24 to 64 random bytes; one is generated when left out.
    * @example "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
    */
+  @ApiProperty({ pattern: WEBHOOK_SECRET_PATTERN.source })
   @IsOptional()
   @IsString({ message: 'The secret must be a string.' })
   @MaxLength(100, { message: 'The secret must be whsec_ and the base64 of 24 to 64 bytes.' })
