@@ -122,7 +122,7 @@ export interface CreatedWebhook extends Webhook {
 }
 
 export interface Delivery {
-  id: string;
+  id: number;
   event_id: string;
   event_type: string;
   status: 'pending' | 'succeeded' | 'failed' | 'cancelled';
@@ -141,7 +141,7 @@ export interface AuditEvent {
   company_id: number | null;
   action: string;
   target_type: string;
-  target_id: string;
+  target_id: number;
   request_id: string | null;
   changed_fields: string[];
 }
