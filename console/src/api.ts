@@ -10,6 +10,9 @@ export const session = {
 
 /** An answer other than 2xx: the API's own message, and each field's messages when it named fields. */
 export class ApiError extends Error {
+  /** The console's own, kinder sentence, shown beside the API's message (never instead of it). */
+  advice: string | null = null;
+
   constructor(
     readonly status: number,
     message: string,
