@@ -37,13 +37,15 @@ interface ClaimedRow {
 /** No attempt of the delivery is being sent (an expired lease is one whose claimant died). */
 const NOT_IN_FLIGHT = '(in_flight_until IS NULL OR in_flight_until <= now())';
 
+/** Until when a claim holds: $2 ms from now. */
+const LEASE_END = 'now() + make_interval(secs => $2::double precision / 1000)';
+
 /**
- * Puts the deliveries of the `due` CTE (the statement defines it, locking them) in flight for $2 ms, one more
- * attempt each, and returns what sending them takes. Their status and schedule stay as they are.
+ * Puts the deliveries of the `due` CTE (the statement defines it, locking them) in flight until the lease
+ * ends, one more attempt each, sets `alsoSet` (SQL), and returns what sending them takes.
  */
-const CLAIM = `UPDATE webhook_deliveries d
-       SET in_flight_until = now() + make_interval(secs => $2::double precision / 1000),
-           attempt_count = d.attempt_count + 1
+const claim = (alsoSet = '') => `UPDATE webhook_deliveries d
+       SET in_flight_until = ${LEASE_END}, attempt_count = d.attempt_count + 1${alsoSet}
        FROM due, events e, webhook_endpoints w
        WHERE d.id = due.id AND e.id = d.event_id AND w.id = d.endpoint_id
        RETURNING d.id, d.status, d.attempt_count, d.created_at, w.id AS endpoint_id, w.url, w.secret,
@@ -146,7 +148,8 @@ export class WebhooksRepository {
   /**
    * Claims up to `limit` due deliveries for this dispatcher: rows another dispatcher or a hand retry is
    * claiming are skipped (SKIP LOCKED), as are rows in flight; each claimed row is in flight for `leaseMs`, so
-   * no one else sends it meanwhile, and it is due again by itself if this process dies.
+   * no one else sends it meanwhile, and its next attempt moves to the lease's end (it is not waiting to be
+   * sent, for the outbox metrics), so it is due again by itself if this process dies.
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     // For UPDATE … RETURNING, TypeORM answers [rows, affected count].
@@ -158,7 +161,7 @@ export class WebhooksRepository {
          LIMIT $1
          FOR UPDATE SKIP LOCKED
        )
-       ${CLAIM}`,
+       ${claim(`, next_attempt_at = ${LEASE_END}`)}`,
       [limit, leaseMs],
     );
     return rows.map((row) => toClaimedDelivery(row, false));
@@ -166,12 +169,13 @@ export class WebhooksRepository {
 
   /**
    * Claims one delivery an admin retries, in the caller's transaction (which has locked it), unless an
-   * attempt of it is in flight: null then. The claim is in the database, so it holds across instances.
+   * attempt of it is in flight: null then. The claim is in the database, so it holds across instances. Its
+   * next automatic attempt stays where it was.
    */
   async claimForRetry(manager: EntityManager, id: string, leaseMs: number): Promise<ClaimedDelivery | null> {
     const [rows]: [ClaimedRow[], number] = await manager.query(
       `WITH due AS (SELECT id FROM webhook_deliveries WHERE id = $1 AND ${NOT_IN_FLIGHT} FOR UPDATE)
-       ${CLAIM}`,
+       ${claim()}`,
       [id, leaseMs],
     );
     return rows.length === 0 ? null : toClaimedDelivery(rows[0], true);
