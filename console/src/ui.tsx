@@ -117,7 +117,8 @@ export function ConfirmButton(props: {
   const [error, setError] = useState<unknown>(null);
   const trigger = useRef<HTMLButtonElement>(null);
   const wasAsking = useRef(false);
-  useEffect(() => {
+  // Before the browser paints: a key pressed right after the question closes goes to the button.
+  useLayoutEffect(() => {
     if (!asking && wasAsking.current) trigger.current?.focus();
     wasAsking.current = asking;
   }, [asking]);
