@@ -1,5 +1,5 @@
-// Builds the admin console into dist/console: one script, one style sheet and the page, all from npm
-// packages bundled here (no CDN), so it works offline and under a CSP of 'self' only.
+// Builds the admin console into dist/console: one script, one style sheet, the page and its icon, all from
+// npm packages bundled here (no CDN), so it works offline and under a CSP of 'self' only.
 import { copyFile, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,4 +23,4 @@ await build({
   jsxImportSource: 'preact',
   logLevel: 'warning',
 });
-await copyFile(join(here, 'index.html'), join(out, 'index.html'));
+for (const file of ['index.html', 'favicon.svg']) await copyFile(join(here, file), join(out, file));

@@ -36,7 +36,10 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
   let admin: string;
   let receiverFails = false;
   let companyId: number;
+  let otherCompanyId: number;
   const cspViolations: string[] = [];
+  /** What the browser asked for and got 404 (a missing favicon, for one). */
+  const notFound: string[] = [];
 
   const api = () => request(service.url);
   const as = (token: string) => ({ Authorization: `Bearer ${token}` });
@@ -46,6 +49,21 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
   /** Runs `expression` in the page (a string: this project's types have no DOM). */
   const inPage = <T>(expression: string) => page.evaluate<T>(expression);
   const storedToken = () => inPage<string | null>(`sessionStorage.getItem('${TOKEN_KEY}')`);
+  /** The focused element as a screen reader names it (its label, else its text). */
+  const focused = () =>
+    inPage<string>(
+      "document.activeElement.getAttribute('aria-label') || document.activeElement.textContent.trim()",
+    );
+  const expectTitle = async (screen: string) =>
+    expect(await page.title()).toBe(`${screen} · Restaurant Orders admin console`);
+  /** Headings in document order never skip a level (h1, then h2, not h3). */
+  async function expectHeadingsInOrder(): Promise<void> {
+    const levels = await inPage<number[]>(
+      "[...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].map((h) => Number(h.tagName[1]))",
+    );
+    expect(levels[0]).toBe(1);
+    levels.slice(1).forEach((level, index) => expect(level).toBeLessThanOrEqual(levels[index] + 1));
+  }
 
   async function expectAccessible(screen: string): Promise<void> {
     const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
@@ -59,7 +77,9 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    receiver = await startWebhookReceiver(() => (receiverFails ? 503 : 200));
+    receiver = await startWebhookReceiver((incoming) =>
+      incoming.path === '/gone' ? 410 : receiverFails ? 503 : 200,
+    );
     service = await startService({ env: FAST_DISPATCH });
     admin = await issueAdminToken(service.databaseUrl!);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
@@ -68,6 +88,9 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     page = await context.newPage();
     page.on('console', (message) => {
       if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
+    });
+    page.on('response', (response) => {
+      if (response.status() === 404) notFound.push(response.url());
     });
   }, 120_000);
 
@@ -91,8 +114,22 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     );
     await page.keyboard.type('roa_not-a-real-token');
     await page.keyboard.press('Enter');
-    await page.getByText('This token was refused: it is wrong, revoked or expired.').waitFor();
+    // The API's own message as it comes, the console's sentence beside it.
+    await page
+      .getByRole('alert')
+      .getByText('This token was refused: it is wrong, revoked or expired.')
+      .waitFor();
+    expect(await page.getByRole('alert').locator('p').allInnerTexts()).toEqual([
+      'Unauthenticated.',
+      'This token was refused: it is wrong, revoked or expired.',
+    ]);
     expect(await storedToken()).toBeNull();
+    await expectTitle('Sign in');
+    expect(
+      await inPage<string>(
+        "fetch(document.querySelector('link[rel=icon]').href).then((r) => `${r.status} ${r.headers.get('content-type')}`)",
+      ),
+    ).toMatch(/^200 image\/svg\+xml/);
     await expectAccessible('sign-in');
     await shot('sign-in');
   });
@@ -105,6 +142,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     expect(await inPage<string>('document.cookie')).toBe('');
     expect(page.url()).not.toContain(admin);
     await page.getByText('No companies yet: create the first one above.').waitFor();
+    await expectTitle('Companies');
 
     await page.getByLabel('Name').fill('Bistro Console');
     await page.getByLabel('Site').fill('sk');
@@ -126,9 +164,18 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.getByRole('link', { name: 'Tokens of Bistro Console' }).click();
     await page.getByRole('heading', { name: `Tokens of company ${companyId}` }).waitFor();
     await page.getByText('This company has no tokens yet.').waitFor();
+    await expectTitle(`Tokens of company ${companyId}`);
     await page.getByLabel('User name').fill('anna');
     await page.getByRole('button', { name: 'Issue token' }).click();
     await page.getByText('it is shown this once and cannot be shown again').waitFor();
+    // The panel names whom and which company the token is for, and takes the focus: it is announced.
+    const panelTitle = new RegExp(`^Token \\d+ for anna of company ${companyId}$`);
+    await page.getByRole('heading', { name: panelTitle }).waitFor();
+    await eventually(
+      async () => panelTitle.test(await focused()),
+      () => 'The new secret panel does not have the focus',
+    );
+    await expectHeadingsInOrder();
     const secret = await text('.secret-value');
     expect(secret).toMatch(/^roa_/);
     await page.getByRole('button', { name: 'Copy' }).click();
@@ -144,21 +191,70 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
 
     const tokenId = (await service.db.query(`SELECT id FROM api_tokens WHERE user_name = 'anna'`)).rows[0]
       .id as number;
+    const question = page.getByText(`Revoke token ${tokenId} of anna? It stops working at once.`);
     await page.getByRole('button', { name: `Revoke token ${tokenId}` }).click();
-    await page.getByText(`Revoke token ${tokenId} of anna? It stops working at once.`).waitFor();
-    await page.getByRole('button', { name: 'Cancel' }).click();
+    await question.waitFor();
+    // A destructive question opens on its harmless answer; Escape closes it, focus back on its button.
+    expect(await focused()).toBe('Cancel');
+    await page.keyboard.press('Escape');
+    await question.waitFor({ state: 'detached' });
+    expect(await focused()).toBe(`Revoke token ${tokenId}`);
+    await page.getByRole('button', { name: 'Cancel' }).waitFor({ state: 'detached' });
     await api().get('/api/v2/product').set(as(secret)).expect(200);
-    await page.getByRole('button', { name: `Revoke token ${tokenId}` }).click();
-    await page.getByRole('button', { name: 'Yes, revoke' }).click();
+    await page.keyboard.press('Enter');
+    await question.waitFor();
+    await page.keyboard.press('Shift+Tab');
+    expect(await focused()).toBe('Yes, revoke');
+    await page.keyboard.press('Enter');
     await page.getByRole('cell', { name: 'Revoked', exact: true }).waitFor();
+    // The button went with the revocation: focus is on the list, not at the top of the page.
+    await eventually(
+      async () => (await focused()) === 'Tokens',
+      () => 'Focus did not land on the token list',
+    );
     await api().get('/api/v2/product').set(as(secret)).expect(401, { message: 'Unauthenticated.' });
     await expectAccessible('tokens');
     await shot('tokens');
   });
 
+  it('starts a per-company screen empty when the company changes: no secret, form error or input of another', async () => {
+    otherCompanyId = (
+      await api()
+        .post('/api/v2/admin/companies')
+        .set(as(admin))
+        .send({ name: 'Bistro Other', site: 'CZ' })
+        .expect(201)
+    ).body.id as number;
+    await page.getByLabel('User name').fill('ben');
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    await page.locator('.secret-value').waitFor();
+
+    // The address bar (a bookmark) straight to the other company.
+    await inPage(`location.hash = '#/companies/${otherCompanyId}/tokens'`);
+    await page.getByRole('heading', { name: `Tokens of company ${otherCompanyId}` }).waitFor();
+    expect(await page.locator('.secret-value').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Copy' }).count()).toBe(0);
+    await expectTitle(`Tokens of company ${otherCompanyId}`);
+    await page.getByLabel('User name').fill('cleo');
+    await page.getByLabel('Expires at (optional)').fill('tomorrow');
+    await page.getByRole('button', { name: 'Issue token' }).click();
+    await page.locator('.error').waitFor();
+
+    // Back and Forward.
+    await page.goBack();
+    await page.getByRole('heading', { name: `Tokens of company ${companyId}` }).waitFor();
+    expect(await page.locator('.secret-value, .error').count()).toBe(0);
+    expect(await page.getByLabel('User name').inputValue()).toBe('');
+    await page.goForward();
+    await page.getByRole('heading', { name: `Tokens of company ${otherCompanyId}` }).waitFor();
+    expect(await page.locator('.secret-value, .error').count()).toBe(0);
+    expect(await page.getByLabel('Expires at (optional)').inputValue()).toBe('');
+  });
+
   it('lists products with inactive ones, creates, renames, adds a variation, deactivates and reactivates', async () => {
     await page.getByRole('link', { name: 'Products' }).click();
     await page.getByText('No products yet: create the first one above.').waitFor();
+    await expectTitle('Products');
     await page.getByLabel('Product name').fill('POS terminal');
     await page.getByLabel('Variations (optional)').fill('Black, White');
     await page.getByRole('button', { name: 'Create product' }).click();
@@ -196,6 +292,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.getByRole('link', { name: 'Companies' }).click();
     await page.getByRole('link', { name: 'Webhooks of Bistro Console' }).click();
     await page.getByText('This company has no webhook endpoints.').waitFor();
+    await expectTitle(`Webhooks of company ${companyId}`);
     await page.getByLabel('Endpoint URL').fill(`${receiver.url}/orders`);
     await page.getByRole('button', { name: 'Register endpoint' }).click();
     const secret = await text('.secret-value');
@@ -209,10 +306,21 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await receiver.waitFor((received) => received.length === 1);
     await page.getByRole('button', { name: `Delivery log of endpoint ${endpointId}` }).click();
     await page.locator('.status-succeeded').waitFor();
+    await expectHeadingsInOrder();
+    // Retry is offered exactly where the API accepts it: not for a delivery that succeeded.
+    const retryButtons = page.getByRole('button', { name: /^Retry delivery / });
+    expect(await retryButtons.count()).toBe(0);
 
     receiverFails = true;
     await api().post('/api/v2/order').set(as(partner.token)).send(order()).expect(201);
     await receiver.waitFor((received) => received.length === 2);
+    const pendingId = (await service.db.query(`SELECT id FROM webhook_deliveries WHERE status = 'pending'`))
+      .rows[0].id as string;
+    await page.getByRole('button', { name: 'Refresh the log' }).click();
+    await page.locator('.status-pending').waitFor();
+    // A pending delivery can be retried by hand at once.
+    expect(await retryButtons.allInnerTexts()).toEqual(['Retry']);
+    await page.getByRole('button', { name: `Retry delivery ${pendingId}` }).waitFor();
     // The dispatcher retries for 24 hours; make the event that old, so its next failure is the last.
     await service.db.query(
       `UPDATE webhook_deliveries SET created_at = now() - interval '25 hours' WHERE status = 'pending'`,
@@ -239,13 +347,50 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     const retried = receiver.received.at(-1)!;
     expect(retried.headers['webhook-id']).toBe(failedWebhookId);
     expect(hasValidSignature(retried, secret)).toBe(true);
+    expect(await retryButtons.count()).toBe(0);
     await expectAccessible('webhooks');
     await shot('webhooks');
+
+    // Another company's screen, with this log open: it starts without it. Its endpoint answers 410 Gone, so
+    // it stopped: its failed delivery is not offered a retry (the API refuses one).
+    const otherPartner = await fixtures.partnerOf(otherCompanyId);
+    const gone = (
+      await api()
+        .post('/api/v2/admin/webhooks')
+        .set(as(admin))
+        .send({ company_id: otherCompanyId, url: `${receiver.url}/gone` })
+        .expect(201)
+    ).body.id as number;
+    await api().post('/api/v2/order').set(as(otherPartner.token)).send(order()).expect(201);
+    await eventually(
+      async () =>
+        (await service.db.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 AND NOT active', [gone]))
+          .rowCount === 1,
+      () => 'The endpoint answering 410 was not stopped',
+    );
+    await inPage(`location.hash = '#/companies/${otherCompanyId}/webhooks'`);
+    await page.getByRole('heading', { name: `Webhooks of company ${otherCompanyId}` }).waitFor();
+    expect(await page.getByRole('heading', { name: /^Delivery log/ }).count()).toBe(0);
+    await page.getByRole('button', { name: `Delivery log of endpoint ${gone}` }).click();
+    await page.locator('.status-failed').waitFor();
+    expect(await retryButtons.count()).toBe(0);
+
+    // Deleting the only endpoint empties the list: focus goes to the content, not to the top of the page.
+    await page.getByRole('button', { name: `Delete endpoint ${gone}` }).click();
+    expect(await focused()).toBe('Cancel');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await page.getByText('This company has no webhook endpoints.').waitFor();
+    await eventually(
+      async () => (await inPage<string>('document.activeElement.id')) === 'content',
+      () => 'Focus did not land on the content',
+    );
   });
 
   it('reads the audit trail, newest first, filtered by company and by token', async () => {
     await page.getByRole('link', { name: 'Audit trail' }).click();
     await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
+    await expectTitle('Audit trail');
     await page.getByLabel('Company id').fill(String(companyId));
     await page.getByRole('button', { name: 'Apply filter' }).click();
     await page.getByRole('cell', { name: 'webhook.delivery_retried', exact: true }).waitFor();
@@ -279,5 +424,6 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.getByText('The API refused your token (revoked or expired): it has been forgotten.').waitFor();
     expect(await storedToken()).toBeNull();
     expect(cspViolations).toEqual([]);
+    expect(notFound).toEqual([]);
   });
 });

@@ -576,7 +576,7 @@ describe('identity: tokens, roles, the admin API and the audit trail', () => {
           company_id: response.body.id,
           action: 'company.created',
           target_type: 'company',
-          target_id: String(response.body.id),
+          target_id: response.body.id,
           request_id: requestId,
           changed_fields: ['name', 'site'],
         },
@@ -608,7 +608,7 @@ describe('identity: tokens, roles, the admin API and the audit trail', () => {
         user_name: operator.user_name,
         company_id: company.id,
         target_type: 'token',
-        target_id: String(partner.id),
+        target_id: partner.id,
       };
       expect(events.data).toEqual([
         { ...common, action: 'token.revoked', request_id: revokeRequest, changed_fields: ['revoked_at'] },
@@ -649,7 +649,7 @@ describe('identity: tokens, roles, the admin API and the audit trail', () => {
           company_id: id,
           action: 'company.created',
           target_type: 'company',
-          target_id: String(id),
+          target_id: id,
           request_id: null,
           changed_fields: ['name', 'site'],
         },

@@ -323,9 +323,8 @@ describe('the generated TypeScript client', () => {
       }),
     );
     const products = await ok(admin.GET('/api/v2/admin/products', { params: { query: { per_page: 25 } } }));
-    expect(
-      products.data.data.find(({ id }) => id === product.id)?.variations.map(({ name }) => name),
-    ).toEqual(['Black']);
+    const variations = products.data.data.find(({ id }) => id === product.id)?.variations;
+    expect(variations?.map(({ name }) => name)).toEqual(['Black']);
 
     const webhook = await ok(
       admin.POST('/api/v2/admin/webhooks', {
@@ -334,14 +333,18 @@ describe('the generated TypeScript client', () => {
     );
     expect(webhook.data.secret).toMatch(/^whsec_/);
     await ok(admin.GET('/api/v2/admin/webhooks', { params: { query: { company_id: companyId } } }));
-    await ok(
+    await place({ product_variation_id: variations?.[0].id });
+    const deliveries = await ok(
       admin.GET('/api/v2/admin/webhooks/{id}/deliveries', { params: { path: { id: webhook.data.id } } }),
     );
-    // No event has happened since it was registered: there is no delivery to send again.
-    const retry = await admin.POST('/api/v2/admin/webhooks/{id}/deliveries/{deliveryId}/retry', {
-      params: { path: { id: webhook.data.id, deliveryId: 1 } },
-    });
-    expect(retry.response.status).toBe(404);
+    // A listed delivery's id is the retry's deliveryId as it is: one type for one id.
+    const delivery = deliveries.data.data[0];
+    const retried = await ok(
+      admin.POST('/api/v2/admin/webhooks/{id}/deliveries/{deliveryId}/retry', {
+        params: { path: { id: webhook.data.id, deliveryId: delivery.id } },
+      }),
+    );
+    expect(retried.data).toMatchObject({ id: delivery.id, status: 'pending', attempt_count: 1 });
     await ok(admin.DELETE('/api/v2/admin/webhooks/{id}', { params: { path: { id: webhook.data.id } } }));
 
     expect((await ok(admin.GET('/health/live', {}))).data.status).toBe('ok');

@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
 import { eventually } from './harness/eventually';
@@ -11,10 +13,11 @@ import {
 } from './harness/webhook-receiver';
 
 interface Delivery {
-  id: string;
+  id: number;
   event_id: string;
   status: string;
   attempt_count: number;
+  next_attempt_at: string | null;
   attempts: { status_code: number | null; error: string | null; duration_ms: number }[];
 }
 
@@ -29,7 +32,7 @@ describe('retrying a webhook delivery by hand (CONTRACT §6)', () => {
 
   const api = () => request(service.url);
   const as = (token: string) => ({ Authorization: `Bearer ${token}` });
-  const retry = (endpointId: number, deliveryId: string, token = admin) =>
+  const retry = (endpointId: number, deliveryId: number | string, token = admin) =>
     api().post(`/api/v2/admin/webhooks/${endpointId}/deliveries/${deliveryId}/retry`).set(as(token));
 
   async function register(companyId: number, path: string) {
@@ -162,16 +165,150 @@ describe('retrying a webhook delivery by hand (CONTRACT §6)', () => {
     expect(receiver.at('/fine')).toHaveLength(sent);
   });
 
-  it('refuses a delivery still pending with 409: the dispatcher retries it on its own', async () => {
+  /** A pending delivery the receiver failed once, its next automatic attempt an hour away. */
+  async function pendingDelivery(path: string) {
     const partner = await fixtures.partner();
-    const endpoint = await register(partner.companyId, '/flapping');
-    failing.add('/flapping');
+    const endpoint = await register(partner.companyId, path);
+    failing.add(path);
     await place(partner);
-    const delivery = await deliveryOnce(endpoint.id, (row) => row.attempts.length > 0);
+    const first = await deliveryOnce(endpoint.id, (row) => row.attempts.length > 0);
+    await service.db.query(
+      `UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour' WHERE id = $1`,
+      [first.id],
+    );
+    const delivery = await deliveryOnce(endpoint.id, (row) => row.next_attempt_at !== first.next_attempt_at);
+    return { endpoint, delivery };
+  }
+
+  const nextAttemptAt = async (id: number): Promise<Date> =>
+    (
+      await service.db.query<{ next_attempt_at: Date }>(
+        'SELECT next_attempt_at FROM webhook_deliveries WHERE id = $1',
+        [id],
+      )
+    ).rows[0].next_attempt_at;
+
+  it('sends a pending delivery again at once; once it succeeds no automatic attempt follows', async () => {
+    const { endpoint, delivery } = await pendingDelivery('/fixed');
+    failing.delete('/fixed');
+    const sent = receiver.at('/fixed').length;
+
+    const response = await retry(endpoint.id, delivery.id);
+
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      id: delivery.id,
+      status: 'succeeded',
+      attempt_count: delivery.attempt_count + 1,
+      next_attempt_at: null,
+    });
+    expect(receiver.at('/fixed')).toHaveLength(sent + 1);
+    expect(receiver.at('/fixed').at(-1)!.headers['webhook-id']).toBe(delivery.event_id);
+    // Were it still pending, the dispatcher would send it at its next poll (20 ms).
+    await service.db.query('UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1', [
+      delivery.id,
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.at('/fixed')).toHaveLength(sent + 1);
+  });
+
+  it('leaves a pending delivery on its automatic schedule when the hand retry fails', async () => {
+    const { endpoint, delivery } = await pendingDelivery('/down-again');
+    const scheduled = await nextAttemptAt(delivery.id);
+
+    const response = await retry(endpoint.id, delivery.id);
+
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({
+      status: 'pending',
+      attempt_count: delivery.attempt_count + 1,
+      next_attempt_at: delivery.next_attempt_at,
+    });
+    expect((response.body as Delivery).attempts.at(-1)).toMatchObject({ status_code: 500 });
+    expect(await nextAttemptAt(delivery.id)).toEqual(scheduled);
+  });
+
+  it('refuses with 409 while an attempt of the delivery is in flight, sending nothing', async () => {
+    const { endpoint, delivery } = await pendingDelivery('/in-flight');
+    await service.db.query(
+      `UPDATE webhook_deliveries SET in_flight_until = now() + interval '1 minute' WHERE id = $1`,
+      [delivery.id],
+    );
+    const sent = receiver.at('/in-flight').length;
 
     await retry(endpoint.id, delivery.id).expect(409, {
-      message: 'This delivery is still being retried automatically: retry it by hand once it has failed.',
+      message: 'An attempt of this delivery is being sent right now: see its result in the delivery log.',
     });
+    expect(receiver.at('/in-flight')).toHaveLength(sent);
+  });
+
+  it('never sends one delivery twice at the same time when hand retries and the dispatcher contend for it', async () => {
+    // A slow receiver that always fails: the delivery stays pending, and every request is open for 300 ms.
+    const open = new Map<string, number>();
+    let mostAtOnce = 0;
+    let received = 0;
+    const slow = createServer((incoming, response) => {
+      const id = String(incoming.headers['webhook-id']);
+      open.set(id, (open.get(id) ?? 0) + 1);
+      mostAtOnce = Math.max(mostAtOnce, open.get(id)!);
+      received += 1;
+      incoming.resume();
+      setTimeout(() => {
+        open.set(id, open.get(id)! - 1);
+        response.writeHead(500).end();
+      }, 300);
+    });
+    slow.listen(0, '127.0.0.1');
+    await once(slow, 'listening');
+    try {
+      const partner = await fixtures.partner();
+      const address = slow.address() as { port: number };
+      const endpoint = (
+        await api()
+          .post('/api/v2/admin/webhooks')
+          .set(as(admin))
+          .send({ company_id: partner.companyId, url: `http://127.0.0.1:${address.port}/slow` })
+          .expect(201)
+      ).body as { id: number };
+      await place(partner);
+      const delivery = await deliveryOnce(endpoint.id, (row) => row.attempts.length > 0);
+
+      const until = Date.now() + 4_000;
+      const answers: number[] = [];
+      const handRetries = async () => {
+        while (Date.now() < until) {
+          answers.push((await retry(endpoint.id, delivery.id)).status);
+          // Pauses of a few dispatcher polls, so that the dispatcher wins some claims too.
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 150));
+        }
+      };
+      // The backoff grows with every attempt: keep the delivery due, so the dispatcher contends throughout.
+      const keepDue = async () => {
+        while (Date.now() < until) {
+          await service.db.query('UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1', [
+            delivery.id,
+          ]);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      };
+      await Promise.all([handRetries(), handRetries(), keepDue()]);
+      await eventually(
+        () => [...open.values()].every((count) => count === 0),
+        () => 'The last attempt did not end',
+      );
+
+      expect(mostAtOnce).toBe(1);
+      expect(new Set(answers)).toEqual(new Set([200, 409]));
+      const accepted = answers.filter((status) => status === 200).length;
+      expect(received).toBeGreaterThan(accepted + 1);
+      const log = await deliveryOnce(endpoint.id, (row) => row.attempts.length === received);
+      expect(log.attempt_count).toBe(received);
+    } finally {
+      await new Promise((resolve) => {
+        slow.close(resolve);
+        slow.closeAllConnections();
+      });
+    }
   });
 
   it('refuses a delivery whose endpoint was deleted with 409', async () => {

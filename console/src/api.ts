@@ -10,6 +10,9 @@ export const session = {
 
 /** An answer other than 2xx: the API's own message, and each field's messages when it named fields. */
 export class ApiError extends Error {
+  /** The console's own, kinder sentence, shown beside the API's message (never instead of it). */
+  advice: string | null = null;
+
   constructor(
     readonly status: number,
     message: string,
@@ -122,7 +125,7 @@ export interface CreatedWebhook extends Webhook {
 }
 
 export interface Delivery {
-  id: string;
+  id: number;
   event_id: string;
   event_type: string;
   status: 'pending' | 'succeeded' | 'failed' | 'cancelled';
@@ -141,7 +144,7 @@ export interface AuditEvent {
   company_id: number | null;
   action: string;
   target_type: string;
-  target_id: string;
+  target_id: number;
   request_id: string | null;
   changed_fields: string[];
 }

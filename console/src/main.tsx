@@ -27,10 +27,11 @@ function Screen({ path, params }: { path: string; params: URLSearchParams }) {
   const companyScreen = /^\/companies\/(\d+)\/(tokens|webhooks)$/.exec(path);
   if (companyScreen) {
     const companyId = Number(companyScreen[1]);
+    // Keyed by company: another company's screen starts empty (no secret, log or error of the previous one).
     return companyScreen[2] === 'tokens' ? (
-      <Tokens companyId={companyId} />
+      <Tokens key={`tokens-${companyId}`} companyId={companyId} />
     ) : (
-      <Webhooks companyId={companyId} />
+      <Webhooks key={`webhooks-${companyId}`} companyId={companyId} />
     );
   }
   if (path === '/products') return <Products />;

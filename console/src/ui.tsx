@@ -1,11 +1,18 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useId, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, type Page } from './api';
 
 /** An API datetime (`2026-11-22T07:30`, service time zone) as people read it; a dash for none. */
 export const when = (value: string | null): string => (value ? value.replace('T', ' ') : '—');
 
-/** What went wrong, as the API said it: its message, then each field's messages. */
+/** The page's title while a screen is shown: each screen has its own (CONTRACT §6). */
+export function useTitle(screen: string): void {
+  useEffect(() => {
+    document.title = `${screen} · Restaurant Orders admin console`;
+  }, [screen]);
+}
+
+/** What went wrong, as the API said it: its message, the console's advice beside it, each field's messages. */
 export function ErrorMessage({ error }: { error: unknown }) {
   if (!error) return null;
   const apiError =
@@ -15,6 +22,7 @@ export function ErrorMessage({ error }: { error: unknown }) {
   return (
     <div class="error" role="alert">
       <p>{apiError.message}</p>
+      {apiError.advice && <p class="advice">{apiError.advice}</p>}
       {apiError.details.length > 0 && (
         <ul>
           {apiError.details.map((detail) => (
@@ -95,8 +103,9 @@ export function ActionForm(props: {
 }
 
 /**
- * A button that asks first: the first press shows what will happen with "Yes" and "Cancel"; only "Yes"
- * runs the action. Errors of the action are shown beside it.
+ * A button that asks first: the first press shows what will happen with "Yes" and "Cancel", focus on
+ * "Cancel" (the harmless choice); only "Yes" runs the action, Escape cancels. Once the question closes, focus
+ * is back on the button; if the action removes the button, on the list around it. Errors are shown beside it.
  */
 export function ConfirmButton(props: {
   label: string;
@@ -106,10 +115,31 @@ export function ConfirmButton(props: {
 }) {
   const [asking, setAsking] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const trigger = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+  // Before the browser paints: a key pressed right after the question closes goes to the button.
+  useLayoutEffect(() => {
+    if (!asking && wasAsking.current) trigger.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+  useLayoutEffect(
+    () => () => {
+      const button = trigger.current;
+      if (!button || document.activeElement !== button) return;
+      const list = button.closest<HTMLElement>('[role="region"]');
+      // After the update that removes the button: the list, unless it went too, else the content.
+      setTimeout(() => {
+        if (document.activeElement === document.body || !document.activeElement) {
+          (list?.isConnected ? list : document.getElementById('content'))?.focus();
+        }
+      });
+    },
+    [],
+  );
   if (!asking) {
     return (
       <span>
-        <button type="button" class="danger" onClick={() => setAsking(true)}>
+        <button type="button" class="danger" ref={trigger} onClick={() => setAsking(true)}>
           {props.label}
         </button>
         <ErrorMessage error={error} />
@@ -117,12 +147,18 @@ export function ConfirmButton(props: {
     );
   }
   return (
-    <span class="confirm" role="group" aria-label={props.question}>
+    <span
+      class="confirm"
+      role="group"
+      aria-label={props.question}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') setAsking(false);
+      }}
+    >
       <span>{props.question}</span>
       <button
         type="button"
         class="danger"
-        ref={(button) => button?.focus()}
         onClick={() => {
           setAsking(false);
           setError(null);
@@ -131,19 +167,26 @@ export function ConfirmButton(props: {
       >
         {props.confirm}
       </button>
-      <button type="button" onClick={() => setAsking(false)}>
+      <button type="button" ref={(button) => button?.focus()} onClick={() => setAsking(false)}>
         Cancel
       </button>
     </span>
   );
 }
 
-/** A secret the API shows only once: a warning, the value, a copy button, and a way to dismiss it. */
+/**
+ * A secret the API shows only once: a warning, the value, a copy button, and a way to dismiss it. It takes
+ * the focus when it appears, so that it is announced and the keyboard is on it.
+ */
 export function SecretOnce(props: { title: string; secret: string; onDone: () => void }) {
   const [copied, setCopied] = useState<string | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
   return (
     <section class="card secret" aria-label={props.title}>
-      <h3>{props.title}</h3>
+      <h2 ref={heading} tabIndex={-1}>
+        {props.title}
+      </h2>
       <p class="warning">
         Copy it now and hand it over safely: it is shown this once and cannot be shown again.
       </p>

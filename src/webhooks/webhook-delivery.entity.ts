@@ -17,8 +17,8 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
  * One event on its way to one endpoint: written with the event (the outbox), claimed by a dispatcher with
- * FOR UPDATE SKIP LOCKED and a lease (next_attempt_at moves past the attempt), retried until it succeeds or
- * its 24 hours are over.
+ * FOR UPDATE SKIP LOCKED, or by an admin's hand retry, for the lease `in_flight_until`; retried until it
+ * succeeds or its 24 hours are over.
  */
 @Entity('webhook_deliveries')
 @Check('webhook_deliveries_status_known', oneOf('status', DELIVERY_STATUSES))
@@ -51,6 +51,10 @@ export class WebhookDelivery {
 
   @Column({ name: 'next_attempt_at', type: 'timestamptz' })
   nextAttemptAt!: Date;
+
+  /** An attempt is being sent until then (its claimant's lease); null or past when none is. */
+  @Column({ name: 'in_flight_until', type: 'timestamptz', nullable: true })
+  inFlightUntil!: Date | null;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

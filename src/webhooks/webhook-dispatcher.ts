@@ -83,7 +83,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   /**
    * Sends one claimed delivery (a due one, or one an admin retries), records the attempt and where the
-   * delivery goes from it: delivered, retried later with backoff, given up, or its endpoint gone.
+   * delivery goes from it: delivered, retried later with backoff (a hand retry's failure leaves the schedule
+   * and a given-up delivery as they were), given up, or its endpoint gone.
    */
   async deliver(delivery: ClaimedDelivery): Promise<void> {
     const attemptedAt = new Date();
@@ -123,6 +124,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const status = result.statusCode;
     if (status !== null && status >= 200 && status < 300) return { kind: 'succeeded' };
     if (status === 410) return { kind: 'gone', reason: 'The receiver answered 410 Gone.' };
+    if (delivery.byHand)
+      return delivery.status === 'failed' ? { kind: 'failed' } : { kind: 'retry', delayMs: null };
     const delayMs = retryDelayMs(
       delivery.attemptCount,
       this.retryBaseMs,

@@ -102,14 +102,15 @@ export class WebhooksController {
   @HttpCode(200)
   @ApiOperation({
     operationId: 'retryWebhookDelivery',
-    summary: 'Sends a failed delivery again now',
+    summary: 'Send a delivery that has not succeeded again now',
     description:
-      'Sends a failed (given-up) delivery again at once, with the same `webhook-id` and a fresh ' +
-      '`webhook-timestamp` and `webhook-signature`, and answers with the delivery, the new attempt last in ' +
-      'its log. If that attempt fails too, the delivery is retried with backoff until its event is 24 hours ' +
-      'old, then given up again. Refused with 409: a delivery that succeeded; one still pending (the ' +
-      'dispatcher retries it on its own and may be sending it this instant); one whose endpoint was deleted ' +
-      "or answered 410 Gone. Another endpoint's delivery is 404.",
+      'Sends a delivery that has not succeeded again at once, whether it is waiting for its next automatic ' +
+      'attempt or was given up, with the same `webhook-id` and a fresh `webhook-timestamp` and ' +
+      '`webhook-signature`, and answers with the delivery, the new attempt last in its log. If the attempt ' +
+      'succeeds, the delivery is succeeded and no automatic attempt follows; if it fails, a pending delivery ' +
+      'keeps its automatic schedule and a given-up one stays given up. Refused with 409: a delivery that ' +
+      'succeeded; one with an attempt in flight at that moment (the dispatcher or another retry is sending ' +
+      "it); one whose endpoint was deleted or answered 410 Gone. Another endpoint's delivery is 404.",
   })
   @ApiParam({
     name: 'id',

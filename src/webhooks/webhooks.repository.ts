@@ -2,12 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In, IsNull } from 'typeorm';
 import type { OrderEvent } from '../events/order-event.entity';
-import { WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
+import { type DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 
 /** A delivery a dispatcher has claimed, with what it needs to send it. */
 export interface ClaimedDelivery {
   id: string;
+  /** Pending, or failed (given up) when an admin retries it by hand. */
+  status: DeliveryStatus;
+  /** Claimed by an admin's retry rather than by a dispatcher. */
+  byHand: boolean;
   attemptCount: number;
   createdAt: Date;
   endpointId: number;
@@ -18,6 +22,7 @@ export interface ClaimedDelivery {
 
 interface ClaimedRow {
   id: string;
+  status: DeliveryStatus;
   attempt_count: number;
   created_at: Date;
   endpoint_id: number;
@@ -29,22 +34,28 @@ interface ClaimedRow {
   event_created_at: Date;
 }
 
+/** No attempt of the delivery is being sent (an expired lease is one whose claimant died). */
+const NOT_IN_FLIGHT = '(in_flight_until IS NULL OR in_flight_until <= now())';
+
+/** Until when a claim holds: $2 ms from now. */
+const LEASE_END = 'now() + make_interval(secs => $2::double precision / 1000)';
+
 /**
- * Moves the deliveries of the `due` CTE (the statement defines it) into a dispatcher's hands: pending, leased
- * for $2 ms, one more attempt; and returns what sending them takes.
+ * Puts the deliveries of the `due` CTE (the statement defines it, locking them) in flight until the lease
+ * ends, one more attempt each, sets `alsoSet` (SQL), and returns what sending them takes.
  */
-const CLAIM = `UPDATE webhook_deliveries d
-       SET status = 'pending',
-           next_attempt_at = now() + make_interval(secs => $2::double precision / 1000),
-           attempt_count = d.attempt_count + 1
+const claim = (alsoSet = '') => `UPDATE webhook_deliveries d
+       SET in_flight_until = ${LEASE_END}, attempt_count = d.attempt_count + 1${alsoSet}
        FROM due, events e, webhook_endpoints w
        WHERE d.id = due.id AND e.id = d.event_id AND w.id = d.endpoint_id
-       RETURNING d.id, d.attempt_count, d.created_at, w.id AS endpoint_id, w.url, w.secret,
+       RETURNING d.id, d.status, d.attempt_count, d.created_at, w.id AS endpoint_id, w.url, w.secret,
                  e.id AS event_id, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at`;
 
-function toClaimedDelivery(row: ClaimedRow): ClaimedDelivery {
+function toClaimedDelivery(row: ClaimedRow, byHand: boolean): ClaimedDelivery {
   return {
     id: row.id,
+    status: row.status,
+    byHand,
     attemptCount: row.attempt_count,
     createdAt: row.created_at,
     endpointId: row.endpoint_id,
@@ -62,7 +73,8 @@ function toClaimedDelivery(row: ClaimedRow): ClaimedDelivery {
 /** How a claimed delivery ends this attempt. */
 export type DeliveryOutcome =
   | { kind: 'succeeded' }
-  | { kind: 'retry'; delayMs: number }
+  /** Tried again after `delayMs`, or on the schedule it had when null (a hand retry's failure). */
+  | { kind: 'retry'; delayMs: number | null }
   | { kind: 'failed' }
   | { kind: 'gone'; reason: string };
 
@@ -134,37 +146,39 @@ export class WebhooksRepository {
   }
 
   /**
-   * Claims up to `limit` due deliveries for this dispatcher: rows another dispatcher is claiming are skipped
-   * (SKIP LOCKED), and each claimed row's next_attempt_at moves `leaseMs` ahead, so no one else takes it
-   * while it is being sent, and it comes back by itself if this process dies.
+   * Claims up to `limit` due deliveries for this dispatcher: rows another dispatcher or a hand retry is
+   * claiming are skipped (SKIP LOCKED), as are rows in flight; each claimed row is in flight for `leaseMs`, so
+   * no one else sends it meanwhile, and its next attempt moves to the lease's end (it is not waiting to be
+   * sent, for the outbox metrics), so it is due again by itself if this process dies.
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     // For UPDATE … RETURNING, TypeORM answers [rows, affected count].
     const [rows]: [ClaimedRow[], number] = await this.dataSource.query(
       `WITH due AS (
          SELECT id FROM webhook_deliveries
-         WHERE status = 'pending' AND next_attempt_at <= now()
+         WHERE status = 'pending' AND next_attempt_at <= now() AND ${NOT_IN_FLIGHT}
          ORDER BY next_attempt_at
          LIMIT $1
          FOR UPDATE SKIP LOCKED
        )
-       ${CLAIM}`,
+       ${claim(`, next_attempt_at = ${LEASE_END}`)}`,
       [limit, leaseMs],
     );
-    return rows.map(toClaimedDelivery);
+    return rows.map((row) => toClaimedDelivery(row, false));
   }
 
   /**
-   * Claims one delivery an admin retries, in the caller's transaction (which has locked it): it is pending
-   * again, leased like a due one so no dispatcher sends it at the same time, and counts one more attempt.
+   * Claims one delivery an admin retries, in the caller's transaction (which has locked it), unless an
+   * attempt of it is in flight: null then. The claim is in the database, so it holds across instances. Its
+   * next automatic attempt stays where it was.
    */
-  async claimForRetry(manager: EntityManager, id: string, leaseMs: number): Promise<ClaimedDelivery> {
+  async claimForRetry(manager: EntityManager, id: string, leaseMs: number): Promise<ClaimedDelivery | null> {
     const [rows]: [ClaimedRow[], number] = await manager.query(
-      `WITH due AS (SELECT $1::bigint AS id)
-       ${CLAIM}`,
+      `WITH due AS (SELECT id FROM webhook_deliveries WHERE id = $1 AND ${NOT_IN_FLIGHT} FOR UPDATE)
+       ${claim()}`,
       [id, leaseMs],
     );
-    return toClaimedDelivery(rows[0]);
+    return rows.length === 0 ? null : toClaimedDelivery(rows[0], true);
   }
 
   /** One delivery of one endpoint, locked for the caller's transaction. */
@@ -192,7 +206,10 @@ export class WebhooksRepository {
     return row && Object.assign(row, { eventType: row.event!.type });
   }
 
-  /** Records one attempt and where the delivery goes from it, in one transaction. */
+  /**
+   * Records one attempt and where the delivery goes from it, in one transaction, and ends its flight. A
+   * success also counts for a given-up delivery retried by hand; a delivery cancelled meanwhile stays so.
+   */
   recordAttempt(
     delivery: ClaimedDelivery,
     attempt: Pick<WebhookAttempt, 'attemptedAt' | 'statusCode' | 'durationMs' | 'error'>,
@@ -200,12 +217,18 @@ export class WebhooksRepository {
   ): Promise<void> {
     return this.dataSource.transaction(async (manager) => {
       await manager.insert(WebhookAttempt, { ...attempt, deliveryId: delivery.id });
+      await manager.update(WebhookDelivery, { id: delivery.id }, { inFlightUntil: null });
       const pending = { id: delivery.id, status: 'pending' as const };
       switch (outcome.kind) {
         case 'succeeded':
-          await manager.update(WebhookDelivery, pending, { status: 'succeeded', deliveredAt: () => 'now()' });
+          await manager.update(
+            WebhookDelivery,
+            { id: delivery.id, status: In(['pending', 'failed']) },
+            { status: 'succeeded', deliveredAt: () => 'now()' },
+          );
           return;
         case 'retry':
+          if (outcome.delayMs === null) return;
           await manager.update(WebhookDelivery, pending, {
             nextAttemptAt: new Date(Date.now() + outcome.delayMs),
           });

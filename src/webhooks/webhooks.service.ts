@@ -110,11 +110,10 @@ export class WebhooksService {
   }
 
   /**
-   * Sends a failed (given-up) delivery again now, with the same webhook-id and a fresh timestamp and
-   * signature, and returns it with the new attempt in its log. It counts as a pending delivery's next try:
-   * on failure it is retried with backoff until its event is 24 hours old, then given up again. A delivery
-   * still pending is the dispatcher's (it may be on its way this instant), so it is refused, as is one that
-   * succeeded or whose endpoint no longer receives.
+   * Sends a delivery that has not succeeded again now, with the same webhook-id and a fresh timestamp and
+   * signature, and returns it with the new attempt in its log. If the attempt fails, a pending delivery keeps
+   * its automatic schedule and a given-up one stays given up. Refused while an attempt of it is in flight (a
+   * dispatcher's or another hand retry's), once it succeeded, or when its endpoint no longer receives.
    */
   async retry(actor: Actor, endpointId: number, deliveryId: string): Promise<DeliveryWithAttempts> {
     const claimed = await this.unitOfWork.transaction(async (manager) => {
@@ -124,6 +123,12 @@ export class WebhooksService {
       if (!delivery) throw new DeliveryNotFoundError();
       const refusal = retryRefusal(delivery, endpoint);
       if (refusal) throw new DeliveryNotRetryableError(refusal);
+      const inFlight = await this.webhooks.claimForRetry(manager, deliveryId, this.dispatcher.leaseMs);
+      if (!inFlight) {
+        throw new DeliveryNotRetryableError(
+          'An attempt of this delivery is being sent right now: see its result in the delivery log.',
+        );
+      }
       await this.audit.record(manager, actor, {
         action: 'webhook.delivery_retried',
         targetType: 'webhook',
@@ -131,7 +136,7 @@ export class WebhooksService {
         companyId: endpoint.companyId,
         changedFields: ['deliveries'],
       });
-      return this.webhooks.claimForRetry(manager, deliveryId, this.dispatcher.leaseMs);
+      return inFlight;
     });
     await this.dispatcher.deliver(claimed);
     const delivery = (await this.webhooks.findDelivery(endpointId, deliveryId))!;
@@ -139,16 +144,10 @@ export class WebhooksService {
   }
 }
 
-/** Why a delivery may not be sent again by hand, or null when it may. */
+/** Why a delivery may not be sent again by hand whatever is in flight, or null when it may. */
 function retryRefusal(delivery: WebhookDelivery, endpoint: WebhookEndpoint): string | null {
-  switch (delivery.status) {
-    case 'succeeded':
-      return 'This delivery has already succeeded: it is not sent again.';
-    case 'pending':
-      return 'This delivery is still being retried automatically: retry it by hand once it has failed.';
-    default:
-      return endpoint.active
-        ? null
-        : 'This endpoint no longer receives deliveries (deleted, or it answered 410 Gone): register it again.';
-  }
+  if (delivery.status === 'succeeded') return 'This delivery has already succeeded: it is not sent again.';
+  return endpoint.active
+    ? null
+    : 'This endpoint no longer receives deliveries (deleted, or it answered 410 Gone): register it again.';
 }

@@ -583,8 +583,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Sends a failed delivery again now
-     * @description Sends a failed (given-up) delivery again at once, with the same `webhook-id` and a fresh `webhook-timestamp` and `webhook-signature`, and answers with the delivery, the new attempt last in its log. If that attempt fails too, the delivery is retried with backoff until its event is 24 hours old, then given up again. Refused with 409: a delivery that succeeded; one still pending (the dispatcher retries it on its own and may be sending it this instant); one whose endpoint was deleted or answered 410 Gone. Another endpoint's delivery is 404.
+     * Send a delivery that has not succeeded again now
+     * @description Sends a delivery that has not succeeded again at once, whether it is waiting for its next automatic attempt or was given up, with the same `webhook-id` and a fresh `webhook-timestamp` and `webhook-signature`, and answers with the delivery, the new attempt last in its log. If the attempt succeeds, the delivery is succeeded and no automatic attempt follows; if it fails, a pending delivery keeps its automatic schedule and a given-up one stays given up. Refused with 409: a delivery that succeeded; one with an attempt in flight at that moment (the dispatcher or another retry is sending it); one whose endpoint was deleted or answered 410 Gone. Another endpoint's delivery is 404.
      */
     post: operations['retryWebhookDelivery'];
     delete?: never;
@@ -895,8 +895,12 @@ export interface components {
       action: string;
       /** @example token */
       target_type: string;
-      /** @example 12 */
-      target_id: string;
+      /**
+       * Format: int32
+       * @description The id of the changed object (an order, token, company, product or webhook endpoint).
+       * @example 12
+       */
+      target_id: number;
       /**
        * @description The X-Request-Id of the request that made the change.
        * @example 4f1c2f0e-5b0a-4c4e-9d8e-1f0a2b3c4d5e
@@ -2179,6 +2183,12 @@ export interface components {
     };
     WebhookDeliveryResponse: {
       /**
+       * Format: int64
+       * @description The `deliveryId` of the retry route.
+       * @example 981
+       */
+      id: number;
+      /**
        * @example order.placed
        * @enum {string}
        */
@@ -2207,8 +2217,6 @@ export interface components {
       delivered_at: string | null;
       /** @description Every try, oldest first. */
       attempts: components['schemas']['WebhookAttemptResponse'][];
-      /** @example 981 */
-      id: string;
       /**
        * @description The event's id, sent as `webhook-id`.
        * @example evt_1042

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { type AuditEvent, call, type Page, query } from '../api';
-import { Field, PagedTable, usePaged, when } from '../ui';
+import { Field, PagedTable, usePaged, useTitle, when } from '../ui';
 
 export interface AuditFilter {
   company_id?: string;
@@ -21,6 +21,7 @@ export function Audit({
   );
   const [companyId, setCompanyId] = useState(filter.company_id ?? '');
   const [tokenId, setTokenId] = useState(filter.token_id ?? '');
+  useTitle('Audit trail');
   return (
     <main>
       <h1>Audit trail</h1>

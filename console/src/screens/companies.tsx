@@ -1,12 +1,13 @@
 import { useState } from 'preact/hooks';
 import { call, type Company, type Page, query } from '../api';
-import { ActionForm, Field, PagedTable, usePaged, when } from '../ui';
+import { ActionForm, Field, PagedTable, usePaged, useTitle, when } from '../ui';
 
 export function Companies() {
   const paged = usePaged((page) => call<Page<Company>>('GET', `/companies${query({ page })}`), 'companies');
   const [name, setName] = useState('');
   const [site, setSite] = useState('');
   const [created, setCreated] = useState<Company | null>(null);
+  useTitle('Companies');
   return (
     <main>
       <h1>Companies</h1>

@@ -1,12 +1,13 @@
 import { useState } from 'preact/hooks';
 import { call, type Page, type Product, query } from '../api';
-import { ActionForm, ErrorMessage, Field, PagedTable, usePaged } from '../ui';
+import { ActionForm, ErrorMessage, Field, PagedTable, usePaged, useTitle } from '../ui';
 
 /** Every product, inactive ones too: create, rename, add a variation, deactivate and reactivate. */
 export function Products() {
   const paged = usePaged((page) => call<Page<Product>>('GET', `/products${query({ page })}`), 'products');
   const [name, setName] = useState('');
   const [variations, setVariations] = useState('');
+  useTitle('Products');
   return (
     <main>
       <h1>Products</h1>

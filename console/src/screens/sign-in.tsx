@@ -1,13 +1,20 @@
 import { useState } from 'preact/hooks';
 import { ApiError, call, type Page, type Company, session } from '../api';
-import { ActionForm, Field } from '../ui';
+import { ActionForm, Field, useTitle } from '../ui';
+
+/** What the console adds to the API's refusal of a token, by status. */
+const ADVICE: Record<number, string> = {
+  401: 'This token was refused: it is wrong, revoked or expired.',
+  403: 'This token is not an admin token: the console needs one.',
+};
 
 /**
  * Sign in by pasting an admin token. The token is tried on the admin API before it is kept (in sessionStorage
- * only); a token the API refuses is told so and not kept.
+ * only); a token the API refuses is not kept, and the API's message is shown with the console's advice.
  */
 export function SignIn(props: { notice: string | null; onSignedIn: () => void }) {
   const [token, setToken] = useState('');
+  useTitle('Sign in');
   return (
     <main class="sign-in">
       <h1>Admin console</h1>
@@ -25,12 +32,7 @@ export function SignIn(props: { notice: string | null; onSignedIn: () => void })
           try {
             await call<Page<Company>>('GET', '/companies?per_page=1', undefined, candidate);
           } catch (error) {
-            if (error instanceof ApiError && error.status === 401) {
-              throw new ApiError(401, 'This token was refused: it is wrong, revoked or expired.');
-            }
-            if (error instanceof ApiError && error.status === 403) {
-              throw new ApiError(403, 'This token is not an admin token: the console needs one.');
-            }
+            if (error instanceof ApiError) error.advice = ADVICE[error.status] ?? null;
             throw error;
           }
           session.signIn(candidate);

@@ -1,8 +1,11 @@
 import { useState } from 'preact/hooks';
 import { call, type IssuedToken, type Page, query, type Token } from '../api';
-import { ActionForm, ConfirmButton, Field, PagedTable, SecretOnce, usePaged, when } from '../ui';
+import { ActionForm, ConfirmButton, Field, PagedTable, SecretOnce, usePaged, useTitle, when } from '../ui';
 
-/** A company's partner tokens: issue one (its secret shown once), revoke one after a confirmation. */
+/**
+ * A company's partner tokens: issue one (its secret shown once), revoke one after a confirmation. The screen is
+ * mounted anew for each company (main.tsx), so nothing of one company's shows under another's.
+ */
 export function Tokens({ companyId }: { companyId: number }) {
   const paged = usePaged(
     (page) => call<Page<Token>>('GET', `/tokens${query({ company_id: companyId, page })}`),
@@ -11,6 +14,7 @@ export function Tokens({ companyId }: { companyId: number }) {
   const [userName, setUserName] = useState('');
   const [expiresAt, setExpiresAt] = useState('');
   const [issued, setIssued] = useState<IssuedToken | null>(null);
+  useTitle(`Tokens of company ${companyId}`);
   return (
     <main>
       <p>
@@ -19,7 +23,7 @@ export function Tokens({ companyId }: { companyId: number }) {
       <h1>Tokens of company {companyId}</h1>
       {issued ? (
         <SecretOnce
-          title={`Token ${issued.id} for ${issued.user_name}`}
+          title={`Token ${issued.id} for ${issued.user_name} of company ${issued.company_id}`}
           secret={issued.token}
           onDone={() => setIssued(null)}
         />

@@ -8,10 +8,14 @@ import {
   PagedTable,
   SecretOnce,
   usePaged,
+  useTitle,
   when,
 } from '../ui';
 
-/** A company's webhook endpoints: register (secret shown once), delete, and each one's delivery log. */
+/**
+ * A company's webhook endpoints: register (secret shown once), delete, and each one's delivery log. The screen
+ * is mounted anew for each company (main.tsx), so nothing of one company's shows under another's.
+ */
 export function Webhooks({ companyId }: { companyId: number }) {
   const paged = usePaged(
     (page) => call<Page<Webhook>>('GET', `/webhooks${query({ company_id: companyId, page })}`),
@@ -20,6 +24,7 @@ export function Webhooks({ companyId }: { companyId: number }) {
   const [url, setUrl] = useState('');
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
   const [logOf, setLogOf] = useState<Webhook | null>(null);
+  useTitle(`Webhooks of company ${companyId}`);
   return (
     <main>
       <p>
@@ -28,7 +33,7 @@ export function Webhooks({ companyId }: { companyId: number }) {
       <h1>Webhooks of company {companyId}</h1>
       {created ? (
         <SecretOnce
-          title={`Signing secret of endpoint ${created.id}`}
+          title={`Signing secret of endpoint ${created.id} of company ${created.company_id}`}
           secret={created.secret}
           onDone={() => setCreated(null)}
         />
@@ -111,8 +116,9 @@ function DeliveryLog({ endpoint }: { endpoint: Webhook }) {
     <section aria-labelledby="delivery-log">
       <h2 id="delivery-log">Delivery log of endpoint {endpoint.id}</h2>
       <p class="hint">
-        Newest first. A failed delivery was given up after 24 hours of retries (or the endpoint answered 410);
-        Retry sends it again now with the same webhook-id and a fresh signature.
+        Newest first. A failed delivery was given up after 24 hours of retries (or the endpoint answered 410).
+        Retry sends a delivery that has not succeeded again now, with the same webhook-id and a fresh
+        signature, unless an attempt of it is on its way; a stopped endpoint receives nothing.
       </p>
       <button type="button" onClick={paged.reload}>
         Refresh the log
@@ -131,19 +137,15 @@ function DeliveryLog({ endpoint }: { endpoint: Webhook }) {
           </tr>
         }
         row={(delivery) => (
-          <DeliveryRow
-            key={delivery.id}
-            endpointId={endpoint.id}
-            delivery={delivery}
-            changed={paged.reload}
-          />
+          <DeliveryRow key={delivery.id} endpoint={endpoint} delivery={delivery} changed={paged.reload} />
         )}
       />
     </section>
   );
 }
 
-function DeliveryRow(props: { endpointId: number; delivery: Delivery; changed: () => void }) {
+/** Retry is offered exactly where the API accepts it: a delivery that has not succeeded, of an active endpoint. */
+function DeliveryRow(props: { endpoint: Webhook; delivery: Delivery; changed: () => void }) {
   const { delivery } = props;
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -170,7 +172,7 @@ function DeliveryRow(props: { endpointId: number; delivery: Delivery; changed: (
         </ol>
       </td>
       <td>
-        {delivery.status !== 'succeeded' && (
+        {delivery.status !== 'succeeded' && props.endpoint.active && (
           <button
             type="button"
             disabled={busy}
@@ -178,7 +180,7 @@ function DeliveryRow(props: { endpointId: number; delivery: Delivery; changed: (
             onClick={() => {
               setBusy(true);
               setError(null);
-              call('POST', `/webhooks/${props.endpointId}/deliveries/${delivery.id}/retry`)
+              call('POST', `/webhooks/${props.endpoint.id}/deliveries/${delivery.id}/retry`)
                 .then(props.changed, setError)
                 .finally(() => setBusy(false));
             }}

@@ -18,8 +18,8 @@ export class AuditEventResponse {
   action!: string;
   /** @example "token" */
   target_type!: string;
-  /** @example "12" */
-  target_id!: string;
+  /** The id of the changed object (an order, token, company, product or webhook endpoint). @example 12 */
+  target_id!: number;
   /** The X-Request-Id of the request that made the change. @example "4f1c2f0e-5b0a-4c4e-9d8e-1f0a2b3c4d5e" */
   request_id!: string | null;
   /** Names of the fields the change set (never their values). @example ["company_id", "role", "user_name"] */
@@ -35,7 +35,7 @@ export function toAuditEventResponse(event: AuditEvent, formats: ApiFormats): Au
     company_id: event.companyId,
     action: event.action,
     target_type: event.targetType,
-    target_id: event.targetId,
+    target_id: Number(event.targetId),
     request_id: event.requestId,
     changed_fields: event.changedFields,
   };

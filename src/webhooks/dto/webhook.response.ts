@@ -52,8 +52,15 @@ export class WebhookAttemptResponse {
 }
 
 export class WebhookDeliveryResponse {
-  /** @example "981" */
-  id!: string;
+  /** The `deliveryId` of the retry route. @example 981 */
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    example: 981,
+  })
+  id!: number;
   /** The event's id, sent as `webhook-id`. @example "evt_1042" */
   event_id!: string;
   @ApiProperty({ enum: EVENT_TYPES, example: 'order.placed' })
@@ -95,7 +102,7 @@ export function toDeliveryResponse(
   formats: ApiFormats,
 ): WebhookDeliveryResponse {
   return {
-    id: delivery.id,
+    id: Number(delivery.id),
     event_id: publicEventId(delivery.eventId),
     event_type: delivery.eventType,
     status: delivery.status,
