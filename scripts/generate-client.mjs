@@ -16,22 +16,13 @@ const document = JSON.parse(await fetchServedDocument());
 const formatted = async (file, text) =>
   prettier.format(HEADER + text, { ...(await prettier.resolveConfig(file)), filepath: file });
 
-/**
- * The sandbox's simulateOrder is left out: under an Idempotency-Key the service answers the order as it was
- * before the simulated moves (its state stays TEST in the response), and a repeated simulation is refused
- * with a 409 anyway, so it cannot do anything twice.
- */
-const WITHOUT_AUTOMATIC_KEY = new Set(['simulateOrder']);
-
 /** `METHOD /path` of every operation with an `Idempotency-Key` header parameter. */
 const idempotentOperations = Object.entries(document.paths).flatMap(([path, operations]) =>
   Object.entries(operations)
-    .filter(
-      ([, operation]) =>
-        !WITHOUT_AUTOMATIC_KEY.has(operation.operationId) &&
-        (operation.parameters ?? []).some(
-          (parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key',
-        ),
+    .filter(([, operation]) =>
+      (operation.parameters ?? []).some(
+        (parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key',
+      ),
     )
     .map(([method]) => `${method.toUpperCase()} ${path}`),
 );

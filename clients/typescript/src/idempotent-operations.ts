@@ -6,4 +6,5 @@ export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
   'POST /api/v2/order/{id}/update',
   'POST /api/v2/order/{id}/cancel',
   'POST /api/v2/order/{id}/comment',
+  'POST /api/v2/order/{id}/simulate',
 ]);

@@ -332,16 +332,29 @@ export interface paths {
      *     streamed file: no pagination, one request against the rate limit, memory flat on both sides whatever the
      *     count. `csv` has a header row and one row per order: the order's scalar fields in the specification's
      *     order, then `state`, `test`, `tracking_numbers` (space-separated), `delivered_at` (latest delivery date)
-     *     and `updated_at`; a text cell starting with `=`, `+`, `-`, `@`, tab or CR (or their full-width forms) is
-     *     prefixed with `'` so that spreadsheets never run it as a formula. `ndjson` has one list item of
-     *     `GET /orders` per line. A transfer that breaks off midway ends without its final chunk: retry it.
+     *     and `updated_at`; a field holding a comma, a quote or a line break of any kind (CRLF, LF, CR) is quoted,
+     *     so any standard reader sees one record per order; a text cell starting with `=`, `+`, `-`, `@`, tab or CR
+     *     (or their full-width forms) is prefixed with `'` so that spreadsheets never run it as a formula. `ndjson`
+     *     has one list item of `GET /orders` per line. A transfer that breaks off midway ends without its final
+     *     chunk: retry it.
+     *
+     *     Your company runs at most 2 exports at once, counted across every instance of the service: a third gets
+     *     429 with `Retry-After` until one ends. Read the file steadily: a client that takes nothing for 30 seconds
+     *     is cut off (the connection is reset) and gives its slot back. `HEAD` on this path answers the headers
+     *     without running the export.
      */
     get: operations['exportOrders'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * The export's headers, without running it
+     * @description The status and headers `GET /orders/export` would answer with these parameters (400 for a bad filter),
+     *     without running the export: no order is read and none of your company's export slots is taken.
+     *     Declared before the GET, which would otherwise answer HEAD by running the export.
+     */
+    head: operations['checkOrdersExport'];
     patch?: never;
     trace?: never;
   };
@@ -1776,7 +1789,10 @@ export interface components {
       location?: string | null;
       /** @example Courier has the parcel */
       description?: string | null;
-      /** @example PKG123456789 */
+      /**
+       * @description The fulfilment partner's code: no spaces, other whitespace or NUL.
+       * @example PKG123456789
+       */
       tracking_number?: string | null;
       /**
        * @description An http or https URL on a host with a top-level domain, at most 2,048 characters.
@@ -6268,7 +6284,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description Rate limit exceeded; see Retry-After. */
+      /** @description Rate limit exceeded, or your company already runs 2 exports: wait Retry-After seconds. */
       429: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -6325,6 +6341,151 @@ export interface operations {
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  checkOrdersExport: {
+    parameters: {
+      query: {
+        /** @description The market-specific order id (digits). */
+        order_id?: string;
+        /** @description Orders placed at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). */
+        created_from?: string;
+        /** @description Orders placed up to and including. */
+        created_to?: string;
+        /** @description Orders with a tracking of this number. */
+        tracking_number?: string;
+        /** @description true: some tracking has a delivery date; false: none has. */
+        delivered?: boolean | (0 | 1) | ('true' | 'false' | '1' | '0');
+        /** @description Some tracking delivered at or after. */
+        delivered_from?: string;
+        /** @description Some tracking delivered up to and including. */
+        delivered_to?: string;
+        /** @description Beyond the spec, for incremental sync: changed at or after (full precision is kept). */
+        updated_from?: string;
+        /** @description Changed up to and including. */
+        updated_to?: string;
+        order_type?: 'REGULAR' | 'EXCHANGE' | 'RETURN';
+        /** @description Beyond the spec, for incremental sync: orders in this state. */
+        state?:
+          'PLACED' | 'TEST' | 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
+        /** @description csv: a spreadsheet file (RFC 4180, one row per order); ndjson: one order per line, as in the list. */
+        format: 'csv' | 'ndjson';
+      };
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The export would start: its Content-Type and Content-Disposition, no body. */
+      200: {
+        headers: {
+          /** @description attachment; filename="orders-<UTC date>.csv" (or .ndjson). */
+          'Content-Disposition'?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -7119,7 +7280,7 @@ export interface operations {
       };
       path: {
         id: number;
-        /** @description The carrier's tracking number: 1 to 255 characters, no NUL. */
+        /** @description The fulfilment partner's code: no spaces, other whitespace or NUL. */
         trackingNumber: string;
       };
       cookie?: never;

@@ -39,7 +39,7 @@ export async function administer(baseUrl: string, adminToken: string): Promise<s
   await admin.listWebhooks({ company_id: company.data.id });
   const deliveries = await admin.listWebhookDeliveries(webhook.data.id, { per_page: 25 });
   for (const delivery of deliveries.data.data)
-    if (delivery.status === 'failed') await admin.retryWebhookDelivery(webhook.data.id, Number(delivery.id));
+    if (delivery.status === 'failed') await admin.retryWebhookDelivery(webhook.data.id, delivery.id);
   await admin.deleteWebhook(webhook.data.id);
   return [webhook.data.secret];
 }
