@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { runCli } from './harness/cli';
+import { runCli, runCliThroughNpm } from './harness/cli';
 import { startService, type RunningService } from './harness/service';
 import { createTestDatabase } from './harness/test-database';
 
@@ -56,6 +56,26 @@ describe('the CLI', () => {
     ]);
     expect(stored.rows).toEqual([{ name, site: 'SK' }]);
   });
+
+  it.each([
+    ['npm run cli --', ['run', 'cli', '--']],
+    ['npm run -s cli --', ['run', '-s', 'cli', '--']],
+  ])(
+    'prints only the JSON object on stdout when run as `%s ...`, so it pipes into a JSON parser',
+    async (_form, npm) => {
+      const name = unique('Piped Bistro');
+      const result = await runCliThroughNpm(databaseUrl, [
+        ...npm,
+        'companies:create',
+        '--name',
+        name,
+        '--site',
+        'SK',
+      ]);
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ name, site: 'SK' });
+    },
+  );
 
   it('issues a partner token that the service accepts, and never prints it on stderr', async () => {
     const companyId = await createCompany();
