@@ -2,7 +2,8 @@
  * Unit specs (src/**\/*.spec.ts) test pure rules. E2E specs (test/**\/*.e2e-spec.ts) start the compiled
  * service (`node dist/main.js`) as a child process on its own database, cloned from a migrated template,
  * and talk to it over HTTP: NestJS 12 is ESM-only, which Node 20 loads through require(esm) but jest's
- * module sandbox cannot, so the service under test runs in real Node, exactly as it ships.
+ * module sandbox cannot, so the service under test runs in real Node, exactly as it ships. The global setup
+ * runs `npm run build` first when a source is newer than dist/, so `npx jest <spec>` tests the current source.
  * @type {import('jest').Config}
  */
 module.exports = {

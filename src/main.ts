@@ -19,7 +19,7 @@ import {
   resolveDeviceCredentialsKey,
   type ResolvedDatabase,
 } from './database/local-database';
-import { demoReminder, seedDemo } from './demo/demo-seed';
+import { demoBanner } from './demo/demo-seed';
 import { createRequestLog } from './logging/logger.options';
 import { FrameworkLogger } from './logging/loggers';
 import { httpMetrics } from './metrics/http-metrics';
@@ -94,22 +94,18 @@ async function bootstrap(): Promise<void> {
   const env = validateEnvironment(process.env);
   const database = await resolveDatabase(env.DATABASE_URL);
   let app: NestExpressApplication;
+  let port: number;
   try {
     app = await createApp(env, database.url, await resolveDeviceCredentialsKey(env));
     onShutdownSignal(app, database);
     await app.listen(env.PORT);
+    const address = app.getHttpServer().address();
+    port = typeof address === 'object' && address ? address.port : env.PORT;
+    if (database.embedded) console.error(await demoBanner(app, LOCAL_DATA_DIR, port));
   } catch (error) {
     await database.embedded?.stop();
     throw error;
   }
-  const address = app.getHttpServer().address();
-  const port = typeof address === 'object' && address ? address.port : env.PORT;
-  if (database.embedded)
-    console.error(
-      database.embedded.initialised
-        ? await seedDemo(app, LOCAL_DATA_DIR, port)
-        : demoReminder(LOCAL_DATA_DIR, port),
-    );
   app.get(FrameworkLogger).log({
     event: 'listening',
     port,

@@ -1,5 +1,8 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import request from 'supertest';
-import { runCli } from './harness/cli';
+import { runCli, runCliThroughNpm } from './harness/cli';
 import { startService, type RunningService } from './harness/service';
 import { createTestDatabase } from './harness/test-database';
 
@@ -56,6 +59,26 @@ describe('the CLI', () => {
     ]);
     expect(stored.rows).toEqual([{ name, site: 'SK' }]);
   });
+
+  it.each([
+    ['npm run cli --', ['run', 'cli', '--']],
+    ['npm run -s cli --', ['run', '-s', 'cli', '--']],
+  ])(
+    'prints only the JSON object on stdout when run as `%s ...`, so it pipes into a JSON parser',
+    async (_form, npm) => {
+      const name = unique('Piped Bistro');
+      const result = await runCliThroughNpm(databaseUrl, [
+        ...npm,
+        'companies:create',
+        '--name',
+        name,
+        '--site',
+        'SK',
+      ]);
+      expect(result.code).toBe(0);
+      expect(JSON.parse(result.stdout)).toMatchObject({ name, site: 'SK' });
+    },
+  );
 
   it('issues a partner token that the service accepts, and never prints it on stderr', async () => {
     const companyId = await createCompany();
@@ -206,6 +229,80 @@ describe('the CLI', () => {
     expect(result.code).not.toBe(0);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/--id/);
+  });
+
+  it('creates a company whose name is taken (as the admin API does) and says so on stderr', async () => {
+    const name = unique('Twin Grill');
+    const first = await runCli(databaseUrl, ['companies:create', '--name', name, '--site', 'SK']);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toBe('');
+    const second = await runCli(databaseUrl, [
+      'companies:create',
+      '--name',
+      name.toUpperCase(),
+      '--site',
+      'CZ',
+    ]);
+    expect(second.code).toBe(0);
+    expect(second.json).toMatchObject({ name: name.toUpperCase(), site: 'CZ' });
+    expect(second.stderr).toBe(
+      `Warning: a company named "${name.toUpperCase()}" already exists (id ${first.json!.id as number}); created another one, id ${second.json!.id as number}.\n`,
+    );
+    const stored = await service.db.query('SELECT id FROM companies WHERE lower(name) = lower($1)', [name]);
+    expect(stored.rowCount).toBe(2);
+  });
+
+  it('imports products whose names are taken (as the admin API does) and names them on stderr', async () => {
+    const name = unique('Twin Terminal');
+    const file = join(mkdtempSync(join(tmpdir(), 'cli-import-')), 'products.json');
+    writeFileSync(
+      file,
+      JSON.stringify([{ name, variations: [{ name: 'Black' }] }, { name: unique('Fresh') }]),
+    );
+    const first = await runCli(databaseUrl, ['products:import', file]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toBe('');
+    const firstId = (first.json!.products as { id: number }[])[0].id;
+    writeFileSync(file, JSON.stringify([{ name }]));
+    const second = await runCli(databaseUrl, ['products:import', file]);
+    expect(second.code).toBe(0);
+    expect(second.json).toMatchObject({ imported: 1 });
+    expect(second.stderr).toBe(
+      `Warning: products with these names already exist, and were created again: "${name}" (id ${firstId}).\n`,
+    );
+  });
+
+  it('numbers the products of an import file from 1 in its errors', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'cli-import-')), 'products.json');
+    writeFileSync(file, JSON.stringify([{ name: unique('Fine') }, { name: '' }]));
+    const result = await runCli(databaseUrl, ['products:import', file]);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`${file}: product 2: --name:`);
+  });
+
+  it.each([
+    [
+      'an admin token with a company',
+      ['tokens:create', '--role', 'admin', '--user-name', 'x', '--company-id', '1'],
+      '--company-id: An admin token belongs to no company: leave company_id out.\n',
+    ],
+    [
+      'an expiry in the past',
+      ['tokens:create', '--role', 'admin', '--user-name', 'x', '--expires-at', '2020-01-01T00:00'],
+      '--expires-at: The expiry must be in the future.\n',
+    ],
+  ])('explains %s in plain words', async (_case, args, message) => {
+    const result = await runCli(databaseUrl, args);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toBe(message);
+  });
+
+  it('shows its usage as the documents run it', async () => {
+    const overview = await runCli(databaseUrl, ['--help']);
+    expect(overview.stdout).toMatch(/^Usage: npm run -s cli -- \[options\] \[command\]\n/);
+    const command = await runCli(databaseUrl, ['tokens:create', '--help']);
+    expect(command.stdout).toMatch(/^Usage: npm run -s cli -- tokens:create \[options\]\n/);
   });
 
   it('refuses a bad environment before doing anything', async () => {

@@ -2,8 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
+import { launchChromium } from './harness/chromium';
 import { issueAdminToken } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody } from './harness/factories';
@@ -15,8 +16,6 @@ import {
   type WebhookReceiver,
 } from './harness/webhook-receiver';
 
-/** Debian's Chromium (`.ci/run` installs it when missing); CHROMIUM_PATH points elsewhere. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Where each screen's screenshot goes: a temporary folder, or CONSOLE_SCREENSHOTS (docs/console for the README). */
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ?? join(tmpdir(), 'console-screenshots');
 const TOKEN_KEY = 'restaurant-orders.admin-token';
@@ -82,7 +81,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     );
     service = await startService({ env: FAST_DISPATCH });
     admin = await issueAdminToken(service.databaseUrl!);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.url });
     page = await context.newPage();

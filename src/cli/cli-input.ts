@@ -18,6 +18,11 @@ export function validateOptions<T extends object>(dto: new () => T, options: Rec
   return instance;
 }
 
+/** Something the operator should know about a change that was made anyway: on stderr, stdout stays JSON. */
+export function warn(message: string): void {
+  process.stderr.write(`Warning: ${message}\n`);
+}
+
 /** The CLI prints exactly one JSON object on stdout; everything else goes to stderr. */
 export function printResult(result: object): void {
   process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -7,6 +7,9 @@ import { resolveDatabase, resolveDeviceCredentialsKey } from '../database/local-
 import { CliInputError } from './cli-input';
 import { CliModule } from './cli.module';
 
+/** How the documents run the CLI. */
+const CLI_USAGE_NAME = 'npm run -s cli --';
+
 /** What to tell the operator on stderr, and the exit code. */
 function describeFailure(error: unknown): { message: string; code: number } {
   const commander = error as { code?: unknown; exitCode?: unknown };
@@ -33,8 +36,15 @@ async function main(): Promise<number> {
     const deviceCredentialsKey = await resolveDeviceCredentialsKey(env);
     const settings = { env, databaseUrl: database.url, logger, deviceCredentialsKey };
     await CommandFactory.run(CliModule.forRoot(settings), {
-      cliName: 'npm run cli --',
       logger: ['error', 'warn'],
+      helpConfiguration: {
+        // `Usage: npm run -s cli -- tokens:create [options]`, not commander's name from the file (`main`).
+        commandUsage: (command) => {
+          const names: string[] = [];
+          for (let current = command; current.parent; current = current.parent) names.unshift(current.name());
+          return [CLI_USAGE_NAME, ...names, command.usage()].join(' ');
+        },
+      },
       errorHandler: (error) => {
         failure = error;
       },

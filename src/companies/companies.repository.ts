@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager, Raw } from 'typeorm';
 import { Company } from './company.entity';
 
 @Injectable()
@@ -29,6 +29,14 @@ export class CompaniesRepository {
     const company = await this.findById(id, manager);
     if (company) this.sites.set(id, company.site);
     return company?.site ?? null;
+  }
+
+  /** The companies named `name`, but for case: names are not unique (the CLI warns about a namesake). */
+  named(name: string): Promise<Company[]> {
+    return this.dataSource.manager.find(Company, {
+      where: { name: Raw((column) => `lower(${column}) = lower(:name)`, { name }) },
+      order: { id: 'ASC' },
+    });
   }
 
   list(offset: number, limit: number): Promise<Company[]> {

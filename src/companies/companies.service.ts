@@ -38,6 +38,10 @@ export class CompaniesService {
     return company;
   }
 
+  named(name: string): Promise<Company[]> {
+    return this.companies.named(name);
+  }
+
   list(offset: number, limit: number): Promise<Company[]> {
     return this.companies.list(offset, limit);
   }

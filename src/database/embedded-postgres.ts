@@ -22,8 +22,6 @@ export interface EmbeddedPostgres {
   adminUrl: string;
   /** URL of `options.database`. */
   url: string;
-  /** True when this start created the cluster (its first start ever). */
-  initialised: boolean;
   /** Stops the server, unless another process had started it and we only attached to it. */
   stop(): Promise<void>;
 }
@@ -92,7 +90,6 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     return {
       adminUrl: `${base}/postgres`,
       url: `${base}/${options.database}`,
-      initialised: false,
       stop: async () => {},
     };
   }
@@ -136,7 +133,6 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   return {
     adminUrl: `${base}/postgres`,
     url: `${base}/${options.database}`,
-    initialised,
     stop: () => server.stop(),
   };
 }

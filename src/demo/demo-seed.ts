@@ -10,11 +10,11 @@ import { TokensService } from '../tokens/tokens.service';
 const DEMO_ACTOR: Actor = { tokenId: null, userName: 'demo-seed', requestId: null };
 
 /**
- * Development only: on the very first start of the embedded database, a demo company, products and tokens so a
+ * Development only: on the first start of the embedded database that gets this far, a demo company, products and tokens so a
  * newcomer can make an authenticated call at once. The tokens go to files (mode 0600) beside the cluster,
  * never into a log line; the banner shows how to use them. Never runs when DATABASE_URL is set.
  */
-export async function seedDemo(app: INestApplicationContext, dataDir: string, port: number): Promise<string> {
+async function seedDemo(app: INestApplicationContext, dataDir: string, port: number): Promise<string> {
   const company = await app
     .get(CompaniesService)
     .create(DEMO_ACTOR, { name: 'Demo Restaurants', site: 'SK' });
@@ -49,7 +49,7 @@ export async function seedDemo(app: INestApplicationContext, dataDir: string, po
 }
 
 /** What every later start of the embedded database prints: where the demo tokens are, and the docs. */
-export function demoReminder(dataDir: string, port: number): string {
+function demoReminder(dataDir: string, port: number): string {
   const tokenFiles = ['demo-partner.token', 'demo-admin.token'].map((file) => join(dataDir, file));
   return [
     '',
@@ -59,4 +59,17 @@ export function demoReminder(dataDir: string, port: number): string {
     `API documentation: http://localhost:${port}/api/docs`,
     '',
   ].join('\n');
+}
+
+/**
+ * The banner of a start on the embedded database: the demo seed while no token exists yet (its first start,
+ * or a first start that stopped before the seed, whose migrations this start has just completed), else the reminder.
+ */
+export async function demoBanner(
+  app: INestApplicationContext,
+  dataDir: string,
+  port: number,
+): Promise<string> {
+  const anyToken = await app.get(TokensService).list({}, 0, 1);
+  return anyToken.length === 0 ? seedDemo(app, dataDir, port) : demoReminder(dataDir, port);
 }

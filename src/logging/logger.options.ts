@@ -4,6 +4,7 @@ import { type Logger, pino } from 'pino';
 import prettyStream from 'pino-pretty';
 import type { LogLevel } from '../config/environment';
 import { type RequestContext, runInRequestContext } from '../common/request-context';
+import { type RoutedRequest, routeTemplate } from './request-route';
 
 declare module 'http' {
   interface IncomingMessage {
@@ -41,8 +42,10 @@ export const REDACTED_PATHS = [
 ];
 
 type LoggedRequest = IncomingMessage &
-  RequestContext & {
-    route?: { path?: string };
+  RequestContext &
+  RoutedRequest & {
+    /** The path as the client sent it: a mounted middleware sees `url` without its mount. */
+    originalUrl?: string;
     authTokenId?: number;
   };
 
@@ -99,10 +102,10 @@ export function createRequestLog(level: LogLevel, pretty = false): RequestLog {
       const status = response.statusCode;
       const line = {
         requestId: id,
-        req: { method: request.method, path: request.url?.split('?')[0] },
+        req: { method: request.method, path: (request.originalUrl ?? request.url)?.split('?')[0] },
         res: { status },
         durationMs: Date.now() - startedAt,
-        route: request.route?.path,
+        route: routeTemplate(request),
         tokenId: request.authTokenId,
         dbQueries: request.dbQueries,
       };

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import type { Middleware } from '../common/middleware-sequence';
+import { routeTemplate } from '../logging/request-route';
 import { AppMetrics } from './app-metrics';
 
 /** The route label of a request no route matched (unknown paths, bodies refused before routing). */
@@ -10,7 +11,7 @@ const NOT_FOUND_ROUTE = '{/*splat}';
 
 /**
  * Times every request from the first middleware to the last byte sent, labelled with the route template
- * (`/api/v2/order/:id`, never the path itself), method and status; counts 429s as rate-limit refusals (the
+ * (`/api/v2/order/:id`, `/console/*`: never the path itself), method and status; counts 429s as rate-limit refusals (the
  * rate limit is the only source of a 429). The middleware to mount first; none when metrics are off.
  */
 export function httpMetrics(app: INestApplication): Middleware[] {
@@ -20,8 +21,8 @@ export function httpMetrics(app: INestApplication): Middleware[] {
     const started = process.hrtime.bigint();
     response.once('finish', () => {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const path = (request.route as { path?: string } | undefined)?.path;
-      const route = path && path !== NOT_FOUND_ROUTE ? path : UNMATCHED;
+      const template = routeTemplate(request);
+      const route = template && template !== NOT_FOUND_ROUTE ? template : UNMATCHED;
       metrics.httpRequestDuration.observe(
         { method: request.method, route, status: response.statusCode },
         seconds,

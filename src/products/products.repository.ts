@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager, In } from 'typeorm';
+import { DataSource, type EntityManager, In, Raw } from 'typeorm';
 import { ProductVariation } from './product-variation.entity';
 import { Product } from './product.entity';
 
@@ -48,6 +48,21 @@ export class ProductsRepository {
       order: { id: 'ASC' },
       skip: offset,
       take: limit,
+    });
+  }
+
+  /** The products with one of `names`, but for case: names are not unique (the CLI warns about a namesake). */
+  named(names: string[]): Promise<Product[]> {
+    return this.dataSource.manager.find(Product, {
+      where: {
+        name: Raw(
+          (column) => `lower(${column}) IN (SELECT lower(given) FROM unnest(CAST(:names AS text[])) given)`,
+          {
+            names,
+          },
+        ),
+      },
+      order: { id: 'ASC' },
     });
   }
 

@@ -122,6 +122,10 @@ export class ProductsService implements OnModuleInit {
     return page;
   }
 
+  named(names: string[]): Promise<Product[]> {
+    return this.products.named(names);
+  }
+
   /** A page of every product, inactive ones too, with their variations: two statements whatever the page size. */
   async listAll(offset: number, limit: number): Promise<ProductWithVariations[]> {
     return this.withVariations(await this.products.listAll(offset, limit));

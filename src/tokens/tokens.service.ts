@@ -61,10 +61,14 @@ export class TokensService implements OnModuleInit {
     if (input.role === 'partner' && companyId === null)
       throw fieldError('company_id', 'A partner token needs a company_id.');
     if (input.role !== 'partner' && companyId !== null) {
-      throw fieldError('company_id', `A ${input.role} token belongs to no company: leave company_id out.`);
+      const article = input.role === 'admin' ? 'An' : 'A';
+      throw fieldError(
+        'company_id',
+        `${article} ${input.role} token belongs to no company: leave company_id out.`,
+      );
     }
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
-      throw fieldError('expires_at', 'The expires at must be in the future.');
+      throw fieldError('expires_at', 'The expiry must be in the future.');
     }
     const secret = issueSecret();
     return this.dataSource.transaction(async (manager) => {

@@ -1,25 +1,40 @@
 import { join } from 'node:path';
-import { type ProcessResult, runNode } from './run-node';
+import { type ProcessResult, runNode, runProcess } from './run-node';
 import { TEST_DEVICE_CREDENTIALS_KEY } from './test-database';
 
-const CLI = join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
+const REPOSITORY = join(__dirname, '..', '..');
+const CLI = join(REPOSITORY, 'dist', 'cli', 'main.js');
 
 export interface CliResult extends ProcessResult {
   /** stdout parsed, when it is the one JSON object the CLI prints on success. */
   json: Record<string, unknown> | undefined;
 }
 
-/** Runs `npm run cli -- <args>` (the compiled CLI) against a database, with the test credentials key. */
+const cliEnvironment = (databaseUrl: string, env: Record<string, string> = {}) => ({
+  DATABASE_URL: databaseUrl,
+  DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
+  ...env,
+});
+
+/** Runs the compiled CLI (what `npm run cli -- <args>` runs) against a database, with the test credentials key. */
 export async function runCli(
   databaseUrl: string,
   args: string[],
   env: Record<string, string> = {},
 ): Promise<CliResult> {
-  const result = await runNode(CLI, args, {
-    DATABASE_URL: databaseUrl,
-    DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
-    ...env,
-  });
+  return withJson(await runNode(CLI, args, cliEnvironment(databaseUrl, env)));
+}
+
+/**
+ * Runs the CLI through npm as the documents show it (`npm run cli -- <args>`, `npm run -s cli -- <args>`), in
+ * this checkout with the user's HOME and no npm settings from the environment: what a shell at the prompt runs.
+ */
+export async function runCliThroughNpm(databaseUrl: string, npmArgs: string[]): Promise<CliResult> {
+  const env = cliEnvironment(databaseUrl, { HOME: process.env.HOME ?? REPOSITORY });
+  return withJson(await runProcess('npm', npmArgs, env, REPOSITORY));
+}
+
+function withJson(result: ProcessResult): CliResult {
   let json: Record<string, unknown> | undefined;
   try {
     json = JSON.parse(result.stdout) as Record<string, unknown>;

@@ -7,13 +7,15 @@ export interface ProcessResult {
   stderr: string;
 }
 
-/** Runs a compiled script of ours to its end, with only PATH and `env` in its environment. */
-export async function runNode(
-  script: string,
+/** Runs a command to its end, with only PATH and `env` in its environment. */
+export async function runProcess(
+  command: string,
   args: string[],
   env: Record<string, string>,
+  cwd?: string,
 ): Promise<ProcessResult> {
-  const child = spawn(process.execPath, [script, ...args], {
+  const child = spawn(command, args, {
+    cwd,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -23,4 +25,9 @@ export async function runNode(
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const [code] = (await once(child, 'exit')) as [number | null];
   return { code, stdout, stderr };
+}
+
+/** Runs a compiled script of ours to its end, with only PATH and `env` in its environment. */
+export function runNode(script: string, args: string[], env: Record<string, string>): Promise<ProcessResult> {
+  return runProcess(process.execPath, [script, ...args], env);
 }

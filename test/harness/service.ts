@@ -42,6 +42,8 @@ export interface StartOptions {
   checkout?: string;
   /** Start with no DATABASE_URL at all: the service starts its embedded PostgreSQL under `cwd`. */
   embeddedDatabase?: boolean;
+  /** Start with `npm run <script>` in `cwd` (`start:dev`, say) instead of `node dist/main.js`; stop signals its process group. */
+  npmScript?: string;
 }
 
 /** Runs `node dist/main.js` and resolves once it logs that it listens, with the port it chose. */
@@ -50,8 +52,12 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     ? undefined
     : (options.env?.DATABASE_URL ?? (await createTestDatabase()));
   const main = options.checkout ? join(options.checkout, 'dist', 'main.js') : MAIN;
-  const child = spawn(process.execPath, [main], {
+  const [command, args] = options.npmScript
+    ? ['npm', ['run', options.npmScript]]
+    : [process.execPath, [main]];
+  const child = spawn(command, args, {
     cwd: options.cwd,
+    detached: Boolean(options.npmScript),
     env: {
       PATH: process.env.PATH,
       PORT: '0',
@@ -63,6 +69,8 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const send = (signal: NodeJS.Signals) =>
+    options.npmScript ? process.kill(-child.pid!, signal) : child.kill(signal);
   let stdout = '';
   let all = '';
   child.stdout.on('data', (chunk: Buffer) => {
@@ -79,7 +87,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
 
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
-      child.kill('SIGTERM'); // no service left running behind a failed test
+      send('SIGTERM'); // no service left running behind a failed test
       reject(new Error(`The service did not start:\n${all}`));
     }, START_TIMEOUT_MS);
     const check = () => {
@@ -110,7 +118,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     logs: parseLogs,
     stop: async (signal = 'SIGTERM') => {
       await db.end();
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (child.exitCode === null && child.signalCode === null) send(signal);
       return exited;
     },
   };

@@ -1,0 +1,58 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+/** A source file written after the compiled file that `npm run build` makes from it (or with none made). */
+export interface StaleOutput {
+  source: string;
+  output: string;
+}
+
+/** Settings every compiled file depends on: a change to one makes the whole build stale. */
+const BUILD_SETTINGS = [
+  'package-lock.json',
+  'nest-cli.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'tsconfig.migrations.json',
+];
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+const modified = (file: string): number => statSync(file).mtimeMs;
+
+/**
+ * Each file `npm run build` reads, with the file it writes from it: src/x.ts → dist/x.js (what `nest start
+ * --watch` rewrites too, one file at a time), migrations/x.ts → dist/migrations/x.js, the console's sources →
+ * dist/console/index.html (written last), the build settings → dist/main.js.
+ */
+function buildPairs(root: string): StaleOutput[] {
+  const dist = join(root, 'dist');
+  const compiled = (folder: string, output: string) =>
+    filesUnder(join(root, folder))
+      .filter((file) => file.endsWith('.ts') && !file.endsWith('.spec.ts') && !file.endsWith('.d.ts'))
+      .map((source) => ({
+        source,
+        output: join(dist, output, relative(join(root, folder), source).replace(/\.ts$/, '.js')),
+      }));
+  const consoleSources = [...filesUnder(join(root, 'console', 'src')), join(root, 'console', 'index.html')];
+  return [
+    ...compiled('src', '.'),
+    ...compiled('migrations', 'migrations'),
+    ...consoleSources.map((source) => ({ source, output: join(dist, 'console', 'index.html') })),
+    ...BUILD_SETTINGS.map((name) => ({ source: join(root, name), output: join(dist, 'main.js') })),
+  ];
+}
+
+/** The first source whose compiled file is missing or older than it, paths relative to `root`; none when dist/ is current. */
+export function staleOutput(root: string): StaleOutput | undefined {
+  const stale = buildPairs(root).find(
+    ({ source, output }) =>
+      existsSync(source) && (!existsSync(output) || modified(output) < modified(source)),
+  );
+  return stale && { source: relative(root, stale.source), output: relative(root, stale.output) };
+}
