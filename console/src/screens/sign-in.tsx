@@ -18,7 +18,7 @@ export function SignIn(props: { notice: string | null; onSignedIn: () => void })
   return (
     <main class="sign-in">
       <h1>Admin console</h1>
-      <p>Sign in with an admin token (issued with `npm run cli -- tokens:create --role admin`).</p>
+      <p>Sign in with an admin token (issued with `npm run -s cli -- tokens:create --role admin`).</p>
       {props.notice && (
         <p class="notice" role="alert">
           {props.notice}
