@@ -450,6 +450,15 @@ describe('identity: tokens, roles, the admin API and the audit trail', () => {
       }
     });
 
+    it('refuses a valid token sent in the URL as access_token (proxies and browsers log URLs)', async () => {
+      const response = await api().get(`/api/v2/admin/companies?access_token=${admin}`);
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 401,
+        body: UNAUTHENTICATED,
+      });
+      await api().get('/api/v2/admin/companies').set('Authorization', bearer(admin)).expect(200);
+    });
+
     it('refuses an expired token that was never used before', async () => {
       const issued = await issueToken({ role: 'admin', expires_at: '2099-12-31T23:59' });
       await service.db.query("UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1", [
