@@ -5,9 +5,12 @@ import { ApiError, type Page } from './api';
 /** An API datetime (`2026-11-22T07:30`, service time zone) as people read it; a dash for none. */
 export const when = (value: string | null): string => (value ? value.replace('T', ' ') : '—');
 
-/** The page's title while a screen is shown: each screen has its own (CONTRACT §6). */
+/**
+ * The page's title while a screen is shown: each screen has its own (CONTRACT §6). Set with the screen's own
+ * render, before the browser paints it, so the title never lags behind the screen.
+ */
 export function useTitle(screen: string): void {
-  useEffect(() => {
+  useLayoutEffect(() => {
     document.title = `${screen} · Restaurant Orders admin console`;
   }, [screen]);
 }
