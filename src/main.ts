@@ -11,7 +11,8 @@ import { requestBody } from './common/request-body';
 import { refuseMalformedPath } from './common/request-path';
 import { createValidationPipe } from './common/validation';
 import { type Environment, validateEnvironment } from './config/environment';
-import { StartupError } from './config/startup-error';
+import { startupFailureLine } from './config/startup-error';
+import { assertPortFree } from './database/free-port';
 import {
   LOCAL_DATA_DIR,
   resolveDatabase,
@@ -47,10 +48,14 @@ async function createApp(
     AppModule.forRoot({ env, databaseUrl, logger: requestLog.logger, deviceCredentialsKey }),
     {
       bufferLogs: true,
+      // A failed start is reported by bootstrap's one line: no abort, and none of the buffered framework lines.
+      abortOnError: false,
+      autoFlushLogs: false,
       bodyParser: false,
     },
   );
   app.useLogger(app.get(FrameworkLogger));
+  app.flushLogs();
   app.disable('x-powered-by');
   // The only ETag is an order's version (CONTRACT §8), set where an order is returned; no content hashes.
   app.set('etag', false);
@@ -92,11 +97,15 @@ function onShutdownSignal(app: NestExpressApplication, database: ResolvedDatabas
 async function bootstrap(): Promise<void> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const env = validateEnvironment(process.env);
-  const database = await resolveDatabase(env.DATABASE_URL);
+  await assertPortFree(env.PORT);
+  const database = await resolveDatabase(env.DATABASE_URL, { shared: false });
   let app: NestExpressApplication;
+  let demoBanner: ((port: number) => string) | undefined;
   try {
     app = await createApp(env, database.url, await resolveDeviceCredentialsKey(env));
     onShutdownSignal(app, database);
+    await app.init();
+    if (database.embedded?.initialised) demoBanner = await seedDemo(app, LOCAL_DATA_DIR);
     await app.listen(env.PORT);
   } catch (error) {
     await database.embedded?.stop();
@@ -104,12 +113,7 @@ async function bootstrap(): Promise<void> {
   }
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : env.PORT;
-  if (database.embedded)
-    console.error(
-      database.embedded.initialised
-        ? await seedDemo(app, LOCAL_DATA_DIR, port)
-        : demoReminder(LOCAL_DATA_DIR, port),
-    );
+  if (database.embedded) console.error(demoBanner ? demoBanner(port) : demoReminder(LOCAL_DATA_DIR, port));
   app.get(FrameworkLogger).log({
     event: 'listening',
     port,
@@ -119,10 +123,6 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  if (error instanceof StartupError) {
-    console.error(error.message);
-  } else {
-    console.error('The service could not start:', error);
-  }
+  console.error(startupFailureLine(error, process.env.NODE_ENV === 'production'));
   process.exit(1);
 });

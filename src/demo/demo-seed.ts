@@ -12,9 +12,13 @@ const DEMO_ACTOR: Actor = { tokenId: null, userName: 'demo-seed', requestId: nul
 /**
  * Development only: on the very first start of the embedded database, a demo company, products and tokens so a
  * newcomer can make an authenticated call at once. The tokens go to files (mode 0600) beside the cluster,
- * never into a log line; the banner shows how to use them. Never runs when DATABASE_URL is set.
+ * never into a log line; the banner shows how to use them. Never runs when DATABASE_URL is set. Runs before the
+ * port is opened, so the service is never ready without its tokens (CONTRACT §8); returns the banner for the port.
  */
-export async function seedDemo(app: INestApplicationContext, dataDir: string, port: number): Promise<string> {
+export async function seedDemo(
+  app: INestApplicationContext,
+  dataDir: string,
+): Promise<(port: number) => string> {
   const company = await app
     .get(CompaniesService)
     .create(DEMO_ACTOR, { name: 'Demo Restaurants', site: 'SK' });
@@ -36,16 +40,17 @@ export async function seedDemo(app: INestApplicationContext, dataDir: string, po
   const adminFile = join(dataDir, 'demo-admin.token');
   await writeFile(partnerFile, `${partner.token}\n`, { mode: 0o600 });
   await writeFile(adminFile, `${admin.token}\n`, { mode: 0o600 });
-  return [
-    '',
-    '=== DEVELOPMENT ONLY: demo data created in the new embedded database ===',
-    `Company "${company.name}" (site ${company.site}, id ${company.id}), three products, a partner and an admin token.`,
-    `The tokens are in ${partnerFile} and ${adminFile}. Try:`,
-    `  curl -H "Authorization: Bearer $(cat ${partnerFile})" http://localhost:${port}/api/v2/product`,
-    `  curl -H "Authorization: Bearer $(cat ${adminFile})" http://localhost:${port}/api/v2/admin/companies`,
-    `API documentation: http://localhost:${port}/api/docs`,
-    '',
-  ].join('\n');
+  return (port) =>
+    [
+      '',
+      '=== DEVELOPMENT ONLY: demo data created in the new embedded database ===',
+      `Company "${company.name}" (site ${company.site}, id ${company.id}), three products, a partner and an admin token.`,
+      `The tokens are in ${partnerFile} and ${adminFile}. Try:`,
+      `  curl -H "Authorization: Bearer $(cat ${partnerFile})" http://localhost:${port}/api/v2/product`,
+      `  curl -H "Authorization: Bearer $(cat ${adminFile})" http://localhost:${port}/api/v2/admin/companies`,
+      `API documentation: http://localhost:${port}/api/docs`,
+      '',
+    ].join('\n');
 }
 
 /** What every later start of the embedded database prints: where the demo tokens are, and the docs. */
