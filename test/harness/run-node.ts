@@ -12,8 +12,10 @@ export async function runNode(
   script: string,
   args: string[],
   env: Record<string, string>,
+  cwd?: string,
 ): Promise<ProcessResult> {
   const child = spawn(process.execPath, [script, ...args], {
+    cwd,
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
