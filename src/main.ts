@@ -11,6 +11,7 @@ import { requestBody } from './common/request-body';
 import { refuseMalformedPath } from './common/request-path';
 import { createValidationPipe } from './common/validation';
 import { type Environment, validateEnvironment } from './config/environment';
+import { assertRedisReachable } from './config/redis-check';
 import { startupFailureLine } from './config/startup-error';
 import { assertPortFree } from './database/free-port';
 import {
@@ -98,6 +99,7 @@ async function bootstrap(): Promise<void> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const env = validateEnvironment(process.env);
   await assertPortFree(env.PORT);
+  if (env.REDIS_URL) await assertRedisReachable(env.REDIS_URL);
   const database = await resolveDatabase(env.DATABASE_URL, { shared: false });
   let app: NestExpressApplication;
   let demoBanner: ((port: number) => string) | undefined;

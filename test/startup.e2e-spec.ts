@@ -78,6 +78,17 @@ describe('a setting that parses but cannot be used stops the start with one line
     },
   );
 
+  it('REDIS_URL with a closed port: names it and the cause, never its password', async () => {
+    const result = await startServiceExpectingFailure({
+      DATABASE_URL: await createTestDatabase(),
+      REDIS_URL: `redis://default:${PASSWORD}@127.0.0.1:1`,
+    });
+    expect(expectOneLine(result)).toMatch(
+      /^Cannot use the Redis of REDIS_URL: connect ECONNREFUSED 127\.0\.0\.1:1\.$/,
+    );
+    expect(printed(result)).not.toContain(PASSWORD);
+  });
+
   it('the CLI too: one line on stderr naming DATABASE_URL', async () => {
     const result = await runCli(databaseUrl('postgres', '1'), [
       'companies:create',
