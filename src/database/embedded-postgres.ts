@@ -94,7 +94,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const running = runningServer(clusterDir);
   if (running && options.ifRunning === 'refuse')
     throw new StartupError(
-      `DATABASE_URL is not set and the embedded database in ${options.dir} is already run by another process (PostgreSQL pid ${running.pid}; another npm start in this folder?): stop that process, start this one from another folder, or set DATABASE_URL.`,
+      `DATABASE_URL is not set and the embedded database in ${options.dir} is already run by another process (PostgreSQL pid ${running.pid}: another npm start in this folder, or one killed without stopping it): stop that process (or that PostgreSQL), start this one from another folder, or set DATABASE_URL.`,
       'DATABASE_URL',
     );
   if (running) {
