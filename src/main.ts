@@ -12,14 +12,16 @@ import { RequestBodyInterceptor } from './common/request-body';
 import { refuseMalformedPath } from './common/request-path';
 import { createValidationPipe } from './common/validation';
 import { type Environment, validateEnvironment } from './config/environment';
-import { StartupError } from './config/startup-error';
+import { assertRedisReachable } from './config/redis-check';
+import { startupFailureLine } from './config/startup-error';
+import { assertPortFree } from './database/free-port';
 import {
   LOCAL_DATA_DIR,
   resolveDatabase,
   resolveDeviceCredentialsKey,
   type ResolvedDatabase,
 } from './database/local-database';
-import { demoBanner } from './demo/demo-seed';
+import { prepareDemo } from './demo/demo-seed';
 import { createRequestLog } from './logging/logger.options';
 import { FrameworkLogger } from './logging/loggers';
 import { httpMetrics } from './metrics/http-metrics';
@@ -48,10 +50,14 @@ async function createApp(
     AppModule.forRoot({ env, databaseUrl, logger: requestLog.logger, deviceCredentialsKey }),
     {
       bufferLogs: true,
+      // A failed start is reported by bootstrap's one line: no abort, and none of the buffered framework lines.
+      abortOnError: false,
+      autoFlushLogs: false,
       bodyParser: false,
     },
   );
   app.useLogger(app.get(FrameworkLogger));
+  app.flushLogs();
   app.disable('x-powered-by');
   // The only ETag is an order's version (CONTRACT §8), set where an order is returned; no content hashes.
   app.set('etag', false);
@@ -92,16 +98,20 @@ function onShutdownSignal(app: NestExpressApplication, database: ResolvedDatabas
 async function bootstrap(): Promise<void> {
   setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   const env = validateEnvironment(process.env);
-  const database = await resolveDatabase(env.DATABASE_URL);
+  await assertPortFree(env.PORT);
+  if (env.REDIS_URL) await assertRedisReachable(env.REDIS_URL);
+  const database = await resolveDatabase(env.DATABASE_URL, { shared: false });
   let app: NestExpressApplication;
   let port: number;
   try {
     app = await createApp(env, database.url, await resolveDeviceCredentialsKey(env));
     onShutdownSignal(app, database);
+    await app.init();
+    const banner = database.embedded ? await prepareDemo(app, LOCAL_DATA_DIR) : undefined;
     await app.listen(env.PORT);
     const address = app.getHttpServer().address();
     port = typeof address === 'object' && address ? address.port : env.PORT;
-    if (database.embedded) console.error(await demoBanner(app, LOCAL_DATA_DIR, port));
+    if (banner) console.error(banner(port));
   } catch (error) {
     await database.embedded?.stop();
     throw error;
@@ -115,10 +125,6 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  if (error instanceof StartupError) {
-    console.error(error.message);
-  } else {
-    console.error('The service could not start:', error);
-  }
+  console.error(startupFailureLine(error, process.env.NODE_ENV === 'production'));
   process.exit(1);
 });

@@ -1,10 +1,15 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
+import { findFreePort } from '../src/database/free-port';
 import { eventually } from './harness/eventually';
 import { orderBody } from './harness/factories';
 import { startService } from './harness/service';
+
+const MAIN = join(__dirname, '..', 'dist', 'main.js');
 
 describe('npm start with no DATABASE_URL (the embedded default)', () => {
   const workDir = mkdtempSync(join(tmpdir(), 'roa-embedded-'));
@@ -66,6 +71,55 @@ describe('npm start with no DATABASE_URL (the embedded default)', () => {
       expect(order.body).toMatchObject(credentials);
     } finally {
       expect(await second.stop()).toBe(0);
+    }
+  }, 180_000);
+});
+
+describe('a fresh ./.data under one service', () => {
+  const workDir = mkdtempSync(join(tmpdir(), 'roa-embedded-'));
+  chmodSync(workDir, 0o755);
+  const dataDir = join(workDir, '.data');
+
+  afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+  it('is ready only once the demo tokens exist; a second service in the folder refuses in one line, and the first keeps its database', async () => {
+    const port = await findFreePort();
+    const url = `http://127.0.0.1:${port}`;
+    const first = spawn(process.execPath, [MAIN], {
+      cwd: workDir,
+      env: { PATH: process.env.PATH, PORT: String(port), METRICS_PORT: '0' },
+      stdio: 'ignore',
+    });
+    const exited = once(first, 'exit');
+    try {
+      const tokenFiles = ['demo-partner.token', 'demo-admin.token'].map((file) => join(dataDir, file));
+      await eventually(
+        async () =>
+          (await request(url)
+            .get('/health/ready')
+            .then(
+              (response) => response.status,
+              () => 0,
+            )) === 200,
+        () => 'never ready',
+        90_000,
+      );
+      expect(tokenFiles.filter((file) => !existsSync(file))).toEqual([]);
+
+      // Bounded either way: a second service that starts anyway is stopped at once.
+      const second = await startService({ embeddedDatabase: true, cwd: workDir }).then(
+        async (service) => `it started: ${String(await service.stop())}`,
+        (error: Error) => error.message,
+      );
+      expect(second).toMatch(
+        /^The service exited with 1 before listening:\nDATABASE_URL is not set and the embedded database in \.data is already run by another process[^\n]*\n$/,
+      );
+
+      const partnerToken = readFileSync(tokenFiles[0], 'utf8').trim();
+      await request(url).get('/api/v2/product').set('Authorization', `Bearer ${partnerToken}`).expect(200);
+    } finally {
+      first.kill('SIGTERM');
+      expect((await exited)[0]).toBe(0);
     }
   }, 180_000);
 });

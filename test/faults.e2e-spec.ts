@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import type { Pool } from 'pg';
 import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
+import { eventually } from './harness/eventually';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
 import { startService, type RunningService } from './harness/service';
 import { TcpProxy } from './harness/tcp-proxy';
@@ -124,6 +125,47 @@ describe('the database going away mid-run', () => {
 
       await proxy.open();
       await expectRecovered(service, partner, productId, orderId);
+    } finally {
+      await service.stop();
+      await proxy.cut();
+    }
+  });
+});
+
+describe('the database away for some seconds with no traffic', () => {
+  const OUTAGE_MS = 8_000;
+
+  it('the dispatcher and the NOTIFY listener each log one warning without a stack when it starts, and one line when it ends', async () => {
+    const databaseUrl = await createTestDatabase();
+    const { proxy, url } = await TcpProxy.for(databaseUrl);
+    const service = await startService({ env: { DATABASE_URL: url } });
+    try {
+      const before = service.logs().length;
+      await proxy.cut();
+      await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+      const duringOutage = service.logs().slice(before);
+      const warnings = duringOutage.filter((line) => line.level >= 40);
+      expect(warnings.map((line) => [line.context, line.event])).toEqual(
+        expect.arrayContaining([
+          ['WebhookDispatcher', 'outage_started'],
+          ['Notifications', 'outage_started'],
+        ]),
+      );
+      expect(warnings).toHaveLength(2);
+      expect(JSON.stringify(duringOutage)).not.toMatch(/"stack"|\\n\s+at /);
+
+      await proxy.open();
+      const ended = () => service.logs().filter((line) => line.event === 'outage_ended');
+      await eventually(
+        () => ended().length === 2,
+        () => `not two "ended" lines after the database came back:\n${service.output()}`,
+      );
+      expect(
+        ended()
+          .map((line) => line.context)
+          .sort(),
+      ).toEqual(['Notifications', 'WebhookDispatcher']);
+      expect(service.logs().filter((line) => line.event === 'outage_started')).toHaveLength(2);
     } finally {
       await service.stop();
       await proxy.cut();

@@ -3,6 +3,7 @@ import { CommandFactory } from 'nest-commander';
 import pino from 'pino';
 import { DomainError } from '../common/domain-error';
 import { InvalidEnvironmentError, validateEnvironment } from '../config/environment';
+import { StartupError } from '../config/startup-error';
 import { resolveDatabase, resolveDeviceCredentialsKey } from '../database/local-database';
 import { CliInputError } from './cli-input';
 import { CliModule } from './cli.module';
@@ -18,6 +19,7 @@ function describeFailure(error: unknown): { message: string; code: number } {
   }
   if (error instanceof InvalidEnvironmentError || error instanceof CliInputError)
     return { message: error.message, code: 2 };
+  if (error instanceof StartupError) return { message: error.message, code: 1 };
   if (error instanceof DomainError) {
     const fields = Object.entries(error.fieldErrors ?? {}).map(
       ([field, messages]) => `--${field.replace(/_/g, '-')}: ${messages.join(' ')}`,
@@ -29,7 +31,7 @@ function describeFailure(error: unknown): { message: string; code: number } {
 
 async function main(): Promise<number> {
   const env = validateEnvironment(process.env);
-  const database = await resolveDatabase(env.DATABASE_URL);
+  const database = await resolveDatabase(env.DATABASE_URL, { shared: true });
   const logger = pino({ level: env.LOG_LEVEL === 'info' ? 'warn' : env.LOG_LEVEL }, pino.destination(2));
   let failure: unknown;
   try {

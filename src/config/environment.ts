@@ -15,6 +15,7 @@ import {
   ValidatorConstraint,
   type ValidatorConstraintInterface,
   Validate,
+  type ValidationArguments,
 } from 'class-validator';
 import { IANAZone } from 'luxon';
 import { toBoolean as toBool, toInteger as toInt } from '../common/transforms';
@@ -39,6 +40,19 @@ class IanaZone implements ValidatorConstraintInterface {
   }
 }
 
+/** A URL the drivers can parse (a port that is a number, say), with one of the given schemes. */
+@ValidatorConstraint({ name: 'urlOfScheme' })
+class UrlOfScheme implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    const [protocols] = args.constraints as [string[]];
+    try {
+      return typeof value === 'string' && protocols.includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }
+}
+
 const KEY_FORMAT = '32 random bytes as 64 hex digits or 44 base64 characters (openssl rand -hex 32)';
 
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
@@ -60,9 +74,17 @@ export class Environment {
   @Max(65535, { message: 'must be an integer from 0 to 65535 (0: metrics off)' })
   METRICS_PORT = 9464;
 
+  /** Unset: the embedded PostgreSQL in ./.data, a development convenience production never falls back on. */
   @Transform(emptyToUndefined)
-  @IsOptional()
+  @ValidateIf((env: Environment) => env.NODE_ENV === 'production' || env.DATABASE_URL !== undefined)
+  @IsDefined({
+    message:
+      'is required when NODE_ENV=production (the embedded database is for development only): set it to your PostgreSQL',
+  })
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  @Validate(UrlOfScheme, [['postgres:', 'postgresql:']], {
+    message: 'must be a postgres:// or postgresql:// URL',
+  })
   DATABASE_URL?: string;
 
   @Transform(toInt)
@@ -95,6 +117,7 @@ export class Environment {
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
+  @Validate(UrlOfScheme, [['redis:', 'rediss:']], { message: 'must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
 
   @Transform(toInt)
@@ -184,6 +207,32 @@ export class Environment {
   CORS_ORIGINS: string[] = [];
 }
 
+/** Variables whose whole value is a secret: a bad one is described by its length only. */
+const SECRET_VARIABLES = new Set(['DEVICE_CREDENTIALS_KEY']);
+/** Variables holding a URL, which may carry a password (or a query that does): echoed without them. */
+const URL_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'PUBLIC_BASE_URL']);
+
+/** A URL with its password masked and without query and fragment; nothing of a value that does not parse. */
+function withoutCredentials(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    const user = url.username ? `${url.username}${url.password ? ':***' : ''}@` : '';
+    return `${url.protocol}//${user}${url.host}${url.pathname}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a bad value was, for the operator's line: never the value of a secret (CONTRACT §8). */
+function describeGiven(name: string, given: unknown): string {
+  if (given === undefined || given === '') return 'not set';
+  if (typeof given !== 'string') return 'set';
+  if (SECRET_VARIABLES.has(name)) return `got ${[...given].length} characters, not shown`;
+  if (!URL_VARIABLES.has(name)) return `got ${JSON.stringify(given)}`;
+  const shown = withoutCredentials(given);
+  return shown === undefined ? 'got a value that is not a URL, not shown' : `got ${JSON.stringify(shown)}`;
+}
+
 /** Validates the raw environment; throws InvalidEnvironmentError naming each bad variable on its own line. */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
   const known = Object.keys(new Environment()).concat(
@@ -201,10 +250,9 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
   if (errors.length > 0) {
     const lines = errors.map((error) => {
       const message = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
-      const given = raw[error.property];
-      return `Invalid environment variable ${error.property}: ${message} (${given === undefined || given === '' ? 'not set' : `got ${JSON.stringify(given)}`}).`;
+      return `Invalid environment variable ${error.property}: ${message} (${describeGiven(error.property, raw[error.property])}).`;
     });
-    throw new InvalidEnvironmentError(lines.join('\n'));
+    throw new InvalidEnvironmentError(lines.join('\n'), errors.map((error) => error.property).join(', '));
   }
   return env;
 }

@@ -4,6 +4,7 @@ import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
 import { readOrCreateSecretFile } from '../config/local-secret';
+import { StartupError } from '../config/startup-error';
 import { findFreePort } from './free-port';
 import { clusterWithinReach, placeBinariesWithinReach } from './root-runtime';
 
@@ -14,6 +15,11 @@ export interface EmbeddedPostgresOptions {
   database: string;
   /** Delete the cluster on stop and trade durability for speed (test runs). */
   ephemeral?: boolean;
+  /**
+   * When another process already runs this cluster: use its server (a short-lived command beside `npm start`,
+   * the default), or refuse with a StartupError (a service, which would lose the server when that process stops).
+   */
+  ifRunning?: 'attach' | 'refuse';
   onLog?: (line: string) => void;
 }
 
@@ -44,8 +50,8 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgresServer;
 }
 
-/** The port of the server running on this cluster, when its postmaster is alive (PostgreSQL clears a stale file). */
-function runningPort(clusterDir: string): number | undefined {
+/** The server running on this cluster, when its postmaster is alive (PostgreSQL clears a stale file). */
+function runningServer(clusterDir: string): { pid: number; port: number } | undefined {
   const pidFile = join(clusterDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
   const [pidLine, , , portLine] = readFileSync(pidFile, 'utf8').split('\n');
@@ -54,7 +60,7 @@ function runningPort(clusterDir: string): number | undefined {
   if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port)) return undefined;
   try {
     process.kill(pid, 0);
-    return port;
+    return { pid, port };
   } catch {
     return undefined;
   }
@@ -83,9 +89,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const asRoot = userInfo().uid === 0;
   const clusterDir = asRoot ? await clusterWithinReach(join(dir, 'postgres')) : join(dir, 'postgres');
   const password = await readOrCreateSecretFile(join(dir, 'postgres.password'), 24);
-  const attachedPort = runningPort(clusterDir);
-  if (attachedPort !== undefined) {
-    const base = `postgres://postgres:${password}@127.0.0.1:${attachedPort}`;
+  const running = runningServer(clusterDir);
+  if (running && options.ifRunning === 'refuse')
+    throw new StartupError(
+      `DATABASE_URL is not set and the embedded database in ${options.dir} is already run by another process (PostgreSQL pid ${running.pid}: another npm start in this folder, or one killed without stopping it): stop that process (or that PostgreSQL), start this one from another folder, or set DATABASE_URL.`,
+      'DATABASE_URL',
+    );
+  if (running) {
+    const base = `postgres://postgres:${password}@127.0.0.1:${running.port}`;
     await ensureDatabase(`${base}/postgres`, options.database);
     return {
       adminUrl: `${base}/postgres`,
@@ -123,10 +134,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   if (initialised) await server.initialise();
   try {
     await server.start();
-  } catch (error) {
-    throw new Error(`The embedded PostgreSQL did not start. Its last output:\n${logs.slice(-10).join('')}`, {
-      cause: error,
-    });
+  } catch {
+    const lastLine = logs.join('').trim().split('\n').pop() ?? '';
+    throw new StartupError(
+      `The embedded PostgreSQL in ${options.dir} did not start (its last words: ${lastLine || 'none'}): set DATABASE_URL to use another PostgreSQL.`,
+      'DATABASE_URL',
+    );
   }
   const base = `postgres://postgres:${password}@127.0.0.1:${port}`;
   await ensureDatabase(`${base}/postgres`, options.database);

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
+import { Client, type DatabaseError } from 'pg';
 import { parseSealingKey, KEY_BYTES } from '../common/sealed-secret';
 import type { Environment } from '../config/environment';
 import { readOrCreateSecretFile } from '../config/local-secret';
+import { StartupError } from '../config/startup-error';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres';
 
 /** Where `npm start` keeps its embedded cluster when no DATABASE_URL is given. */
@@ -16,10 +18,68 @@ export interface ResolvedDatabase {
   embedded?: EmbeddedPostgres;
 }
 
-/** DATABASE_URL when given; otherwise the embedded PostgreSQL kept in ./.data (the newcomer's default). */
-export async function resolveDatabase(databaseUrl: string | undefined): Promise<ResolvedDatabase> {
-  if (databaseUrl) return { url: databaseUrl };
-  const embedded = await startEmbeddedPostgres({ dir: LOCAL_DATA_DIR, database: LOCAL_DATABASE_NAME });
+/** How long the start-up check waits for the database of DATABASE_URL to answer. */
+const REACH_TIMEOUT_MS = 5_000;
+
+/** Why the database of DATABASE_URL cannot be used, in the operator's words; never the URL (it holds a password). */
+function unreachableCause(error: unknown): string {
+  const failure = error as Partial<DatabaseError> &
+    NodeJS.ErrnoException & { address?: string; port?: number; hostname?: string };
+  switch (failure.code) {
+    case 'ECONNREFUSED':
+      return `nothing accepts connections at ${failure.address}:${failure.port} (connection refused: is PostgreSQL running there?)`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the host ${failure.hostname} is not known (${failure.code})`;
+    case '3D000':
+      return `${failure.message} (create it, or correct the database name)`;
+    case '28P01':
+    case '28000':
+      return `${failure.message} (check the user and password)`;
+    default:
+      return `${failure.message ?? String(error)}${failure.code ? ` (${failure.code})` : ''}`;
+  }
+}
+
+/**
+ * Connects once to the database of DATABASE_URL, so a URL that parses but leads nowhere (a closed port, an
+ * unknown host or database, a wrong password) stops the start with one line instead of the pool's retries.
+ */
+async function assertReachable(url: string): Promise<void> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: REACH_TIMEOUT_MS });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } catch (error) {
+    const cause =
+      error instanceof Error && /timeout/i.test(error.message)
+        ? `no answer within ${REACH_TIMEOUT_MS / 1_000} s`
+        : unreachableCause(error);
+    throw new StartupError(`Cannot use the database of DATABASE_URL: ${cause}.`, 'DATABASE_URL');
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * DATABASE_URL when given (once it answers); otherwise the embedded PostgreSQL kept in ./.data (the newcomer's
+ * default). `shared`: whether a server another process runs on ./.data may be used (the CLI while `npm start`
+ * runs), or refused (a service, which would lose it when that process stops).
+ */
+export async function resolveDatabase(
+  databaseUrl: string | undefined,
+  { shared }: { shared: boolean },
+): Promise<ResolvedDatabase> {
+  if (databaseUrl) {
+    await assertReachable(databaseUrl);
+    return { url: databaseUrl };
+  }
+  const embedded = await startEmbeddedPostgres({
+    dir: LOCAL_DATA_DIR,
+    database: LOCAL_DATABASE_NAME,
+    ifRunning: shared ? 'attach' : 'refuse',
+  });
   return { url: embedded.url, embedded };
 }
 

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { InvalidEnvironmentError, validateEnvironment } from '../config/environment';
+import { validateEnvironment } from '../config/environment';
+import { StartupError } from '../config/startup-error';
 import { dataSourceOptions } from './data-source-options';
 import { resolveDatabase, resolveDeviceCredentialsKey } from './local-database';
 import { runPendingMigrations } from './migrations';
@@ -26,7 +27,7 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const env = validateEnvironment(process.env);
-  const database = await resolveDatabase(env.DATABASE_URL);
+  const database = await resolveDatabase(env.DATABASE_URL, { shared: true });
   const dataSource = new DataSource(dataSourceOptions({ url: database.url, poolSize: 2 }));
   try {
     await dataSource.initialize();
@@ -49,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error instanceof InvalidEnvironmentError ? error.message : error);
+    console.error(error instanceof StartupError ? error.message : error);
     process.exit(1);
   },
 );

@@ -3,7 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ServiceLogger } from '../logging/loggers';
+import { Outage } from './outage';
 
+/** The first reconnection's delay; the next ones double while the database stays away (outage.ts). */
 const RETRY_MS = 1_000;
 
 export interface Subscriber {
@@ -24,12 +26,14 @@ export class Notifications implements OnModuleDestroy {
   private client?: Client;
   private connecting?: Promise<void>;
   private stopped = false;
+  private readonly outage: Outage;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly logger: ServiceLogger,
   ) {
     this.logger.setContext(Notifications.name);
+    this.outage = new Outage(this.logger, 'Listening for cache invalidations', RETRY_MS);
   }
 
   /** Resolves once the channel is listened to (or the first attempt failed: it keeps retrying). */
@@ -59,14 +63,15 @@ export class Notifications implements OnModuleDestroy {
       connectionTimeoutMillis: 2_000,
     });
     let failed = false;
-    const retry = () => {
+    const retry = (error: unknown) => {
       if (failed) return;
       failed = true;
       if (this.client === client) this.client = undefined;
       for (const subscribers of this.subscribers.values())
         for (const subscriber of subscribers) subscriber.missed();
       client.end().catch(() => undefined);
-      if (!this.stopped) setTimeout(() => void (this.connecting = this.connect()), RETRY_MS).unref();
+      if (this.stopped) return;
+      setTimeout(() => void (this.connecting = this.connect()), this.outage.failed(error)).unref();
     };
     client.on('notification', ({ channel, payload }) => {
       for (const subscriber of this.subscribers.get(channel) ?? []) subscriber.notified(payload ?? '');
@@ -76,9 +81,9 @@ export class Notifications implements OnModuleDestroy {
       await client.connect();
       for (const channel of this.subscribers.keys()) await client.query(`LISTEN ${channel}`);
       this.client = client;
+      this.outage.succeeded();
     } catch (error) {
-      this.logger.warn({ err: error }, 'Cannot listen for cache invalidations yet; retrying');
-      retry();
+      retry(error);
     }
   }
 }

@@ -11,6 +11,7 @@ import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs
 import { Public } from '../auth/auth.decorators';
 import { MessageBody } from '../common/openapi.decorators';
 import { HealthResponse } from './dto/health.response';
+import { MigrationsHealthIndicator } from './migrations.health';
 
 /** A 503 with the contract's body, written by the exception filter (not the one terminus documents). */
 const ApiUnavailable = (description: string) =>
@@ -30,6 +31,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
+    private readonly migrations: MigrationsHealthIndicator,
   ) {}
 
   /** The process is up and serving HTTP. Touches nothing else. */
@@ -42,7 +44,7 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** The service can do its work: the database answers within a second. 503 otherwise. */
+  /** The service can do its work: the database answers within a second and is migrated. 503 otherwise. */
   @Get('ready')
   @ApiUnavailable('The database does not answer.')
   @HealthCheck({ swaggerDocumentation: false })
@@ -53,6 +55,9 @@ export class HealthController {
     security: [],
   })
   ready() {
-    return this.health.check([() => this.database.pingCheck('database', { timeout: 1_000 })]);
+    return this.health.check([
+      () => this.database.pingCheck('database', { timeout: 1_000 }),
+      () => this.migrations.check('migrations'),
+    ]);
   }
 }

@@ -2,6 +2,7 @@ import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap
 import { ConfigService } from '@nestjs/config';
 import { SecretSealer } from '../common/secret-sealer';
 import type { Environment } from '../config/environment';
+import { Outage } from '../database/outage';
 import { toEventResponse } from '../events/dto/event.response';
 import { publicEventId } from '../events/event-types';
 import { ServiceLogger } from '../logging/loggers';
@@ -30,6 +31,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private readonly retryBaseMs: number;
   private readonly pollIntervalMs: number;
   private readonly allowPrivate: boolean;
+  private readonly outage: Outage;
 
   constructor(
     private readonly webhooks: WebhooksRepository,
@@ -44,6 +46,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     this.retryBaseMs = config.get('WEBHOOK_RETRY_BASE_MS', { infer: true });
     this.pollIntervalMs = config.get('WEBHOOK_POLL_INTERVAL_MS', { infer: true });
     this.allowPrivate = config.get('WEBHOOK_ALLOW_PRIVATE', { infer: true });
+    this.outage = new Outage(this.logger, 'Webhook dispatch', this.pollIntervalMs);
   }
 
   onApplicationBootstrap(): void {
@@ -60,19 +63,22 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.dispatchDue().then((more) => this.schedule(more ? 0 : this.pollIntervalMs));
+      this.running = this.dispatchDue().then((nextMs) => this.schedule(nextMs));
     }, delayMs);
   }
 
-  /** Sends one batch; true when the batch was full, so more may be due at once. */
-  private async dispatchDue(): Promise<boolean> {
+  /**
+   * Sends one batch; resolves with the wait before the next: none when the batch was full (more may be due),
+   * the poll interval otherwise, and a growing backoff while dispatch fails (the database away, say).
+   */
+  private async dispatchDue(): Promise<number> {
     try {
       const claimed = await this.webhooks.claimDue(BATCH_SIZE, this.leaseMs);
       await Promise.all(claimed.map((delivery) => this.deliver(delivery)));
-      return claimed.length === BATCH_SIZE;
+      this.outage.succeeded();
+      return claimed.length === BATCH_SIZE ? 0 : this.pollIntervalMs;
     } catch (error) {
-      this.logger.warn({ err: error }, 'Webhook dispatch failed; retrying at the next poll');
-      return false;
+      return this.outage.failed(error);
     }
   }
 

@@ -28,6 +28,11 @@ export async function runProcess(
 }
 
 /** Runs a compiled script of ours to its end, with only PATH and `env` in its environment. */
-export function runNode(script: string, args: string[], env: Record<string, string>): Promise<ProcessResult> {
-  return runProcess(process.execPath, [script, ...args], env);
+export function runNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<ProcessResult> {
+  return runProcess(process.execPath, [script, ...args], env, cwd);
 }

@@ -124,11 +124,15 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   };
 }
 
-/** Runs the service expecting it to refuse to start; resolves with its exit code and what it printed. */
-export function startServiceExpectingFailure(env: Record<string, string>): Promise<ProcessResult> {
-  return runNode(MAIN, [], {
-    DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
-    METRICS_PORT: '0',
-    ...env,
-  });
+/** Runs the service (in `cwd`) expecting it to refuse to start; resolves with its exit code and what it printed. */
+export function startServiceExpectingFailure(
+  env: Record<string, string>,
+  cwd?: string,
+): Promise<ProcessResult> {
+  return runNode(
+    MAIN,
+    [],
+    { DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY, METRICS_PORT: '0', ...env },
+    cwd,
+  );
 }

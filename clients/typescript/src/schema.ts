@@ -30,7 +30,7 @@ export interface paths {
     };
     /**
      * Readiness: the database answers (503 when it does not).
-     * @description The service can do its work: the database answers within a second. 503 otherwise.
+     * @description The service can do its work: the database answers within a second and is migrated. 503 otherwise.
      */
     get: operations['getReadiness'];
     put?: never;
