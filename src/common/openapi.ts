@@ -117,7 +117,7 @@ const REPLAYABLE = /^(2..|400|404|409|412)$/;
  */
 function documentResponseHeaders(document: OpenAPIObject): void {
   for (const [path, item] of Object.entries(document.paths)) {
-    for (const operation of [item.get, item.put, item.post, item.delete, item.patch]) {
+    for (const operation of [item.get, item.head, item.put, item.post, item.delete, item.patch]) {
       const idempotent = operation?.parameters?.some(
         (parameter) => 'name' in parameter && parameter.name === IDEMPOTENCY_KEY_HEADER,
       );

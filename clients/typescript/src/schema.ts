@@ -6394,6 +6394,14 @@ export interface operations {
       /** @description The export would start: its Content-Type and Content-Disposition, no body. */
       200: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
           /** @description attachment; filename="orders-<UTC date>.csv" (or .ndjson). */
           'Content-Disposition'?: string;
           [name: string]: unknown;
@@ -6403,6 +6411,14 @@ export interface operations {
       /** @description Invalid request: `errors` names each bad field. */
       400: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6422,6 +6438,14 @@ export interface operations {
       /** @description Missing, unknown, revoked or expired token. */
       401: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6436,6 +6460,14 @@ export interface operations {
       /** @description The token's role may not call this route. */
       403: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6450,14 +6482,16 @@ export interface operations {
       /** @description Rate limit exceeded; see Retry-After. */
       429: {
         headers: {
-          /** @description Seconds to wait. */
-          'Retry-After'?: number;
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
           /** @description Requests allowed per minute for this token. */
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the window resets. */
           'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6472,6 +6506,14 @@ export interface operations {
       /** @description Unexpected failure; the body carries no detail. */
       500: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6486,6 +6528,14 @@ export interface operations {
       /** @description The database is unreachable; retry later. */
       503: {
         headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
         content: {
