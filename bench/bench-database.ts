@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { type EmbeddedPostgres, startEmbeddedPostgres } from '../src/platform/database/embedded-postgres';
 
 /** Where the bench keeps its own embedded cluster when DATABASE_URL is unset. */
 const BENCH_DATA_DIR = join(__dirname, '..', '.data', 'bench');

@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { Pool } from 'pg';
-import { pageJson } from '../src/common/pagination';
-import { parseSealingKey, unseal } from '../src/common/sealed-secret';
+import { pageJson } from '../src/kernel/pagination';
+import { parseSealingKey, unseal } from '../src/kernel/sealed-secret';
 import { orderJsonTextSelect, withCredentialsText } from '../src/orders/order-json';
 import { BENCH_COMPANY_ID } from './seed';
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { Client } from 'pg';
-import { parseSealingKey, seal } from '../src/common/sealed-secret';
+import { parseSealingKey, seal } from '../src/kernel/sealed-secret';
 import { BENCH_DEVICE_CREDENTIALS_KEY, benchDatabaseName, openBenchServer } from './bench-database';
 
 export interface SeedSize {

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** What runPendingMigrations (src/database/migrations.ts) hands to migrations as queryRunner.data.secrets. */
+/** What runPendingMigrations (src/platform/database/migrations.ts) hands to migrations as queryRunner.data.secrets. */
 interface Secrets {
   sealDeviceCredential: (plaintext: string) => string;
   unsealDeviceCredential: (sealed: string) => string;

@@ -135,7 +135,7 @@ start_instance() {
 start_services() {
   log "migrations, on the primary"
   (cd "$ROOT" && env -i PATH="$PATH" DATABASE_URL="$PRIMARY_URL" DEVICE_CREDENTIALS_KEY="$DEVICE_CREDENTIALS_KEY" \
-    node dist/database/migrate.js run >"$STATE/logs/migrate.log" 2>&1) ||
+    node dist/platform/database/migrate.js run >"$STATE/logs/migrate.log" 2>&1) ||
     fail "migrations failed: $(cat "$STATE/logs/migrate.log")"
   log "api1 :$API1_PORT, api2 :$API2_PORT, worker :$WORKER_PORT (DATABASE_URL: $SERVICE_DESCRIPTION)"
   start_instance api1 "$API1_PORT" "$METRICS_BASE_PORT" false

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { startEmbeddedPostgres } from '../src/platform/database/embedded-postgres';
 import { runCli } from '../test/harness/cli';
 
 const MAIN = join(__dirname, '..', 'dist', 'main.js');

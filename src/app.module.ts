@@ -3,18 +3,18 @@ import { APP_FILTER } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
-import { ApiExceptionFilter } from './common/exception.filter';
+import { ApiExceptionFilter } from './platform/http/exception.filter';
 import { CompaniesModule } from './companies/companies.module';
-import { FoundationModule, type FoundationSettings } from './foundation.module';
-import { HealthModule } from './health/health.module';
+import { FoundationModule, type FoundationSettings } from './platform/foundation.module';
+import { HealthModule } from './platform/health/health.module';
 import { TokensModule } from './tokens/tokens.module';
 import { CommentsModule } from './comments/comments.module';
 import { OrdersModule } from './orders/orders.module';
 import { ProductsModule } from './products/products.module';
 import { LogisticsModule } from './logistics/logistics.module';
-import { EventsModule } from './events/events.module';
+import { EventsModule } from './outbox/events.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
-import { MetricsModule } from './metrics/metrics.module';
+import { MetricsModule } from './platform/metrics/metrics.module';
 import { SandboxModule } from './sandbox/sandbox.module';
 
 @Module({})

@@ -3,28 +3,28 @@ import { setFlagsFromString } from 'node:v8';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
-import { serveAdminConsole } from './common/admin-console';
-import { allowCors, setSecurityHeaders } from './common/http-security';
-import { inSequence } from './common/middleware-sequence';
-import { setupOpenApi } from './common/openapi';
-import { refuseInvalidHost } from './common/public-url';
-import { RequestBodyInterceptor } from './common/request-body';
-import { refuseMalformedPath } from './common/request-path';
-import { createValidationPipe } from './common/validation';
-import { type Environment, validateEnvironment } from './config/environment';
-import { assertRedisReachable } from './config/redis-check';
-import { startupFailureLine } from './config/startup-error';
-import { assertPortFree } from './database/free-port';
+import { serveAdminConsole } from './platform/http/admin-console';
+import { allowCors, setSecurityHeaders } from './platform/http/http-security';
+import { inSequence } from './platform/http/middleware-sequence';
+import { setupOpenApi } from './platform/openapi/openapi';
+import { refuseInvalidHost } from './platform/http/public-url';
+import { RequestBodyInterceptor } from './platform/http/request-body';
+import { refuseMalformedPath } from './platform/http/request-path';
+import { createValidationPipe } from './kernel/validation';
+import { type Environment, validateEnvironment } from './platform/config/environment';
+import { assertRedisReachable } from './platform/config/redis-check';
+import { startupFailureLine } from './platform/config/startup-error';
+import { assertPortFree } from './platform/database/free-port';
 import {
   LOCAL_DATA_DIR,
   resolveDatabase,
   resolveDeviceCredentialsKey,
   type ResolvedDatabase,
-} from './database/local-database';
+} from './platform/database/local-database';
 import { prepareDemo } from './demo/demo-seed';
-import { createRequestLog } from './logging/logger.options';
-import { FrameworkLogger } from './logging/loggers';
-import { httpMetrics } from './metrics/http-metrics';
+import { createRequestLog } from './platform/logging/logger.options';
+import { FrameworkLogger } from './platform/logging/loggers';
+import { httpMetrics } from './platform/metrics/http-metrics';
 
 /**
  * How far V8 lets the old generation grow past what the last full collection kept before it collects again:

@@ -4,7 +4,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { findFreePort } from '../src/database/free-port';
+import { findFreePort } from '../src/platform/database/free-port';
 import { eventually } from './harness/eventually';
 import { orderBody } from './harness/factories';
 import { startService } from './harness/service';

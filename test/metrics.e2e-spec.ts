@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parser } from '@prometheus-io/lezer-promql';
 import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
-import { findFreePort } from '../src/database/free-port';
+import { findFreePort } from '../src/platform/database/free-port';
 import { issueAdminToken } from './harness/cli';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
 import { startService, startServiceExpectingFailure, type RunningService } from './harness/service';

@@ -22,7 +22,7 @@ import { once } from 'node:events';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findFreePort } from '../src/database/free-port';
+import { findFreePort } from '../src/platform/database/free-port';
 import { startService, type RunningService } from './harness/service';
 
 const REPOSITORY = join(__dirname, '..');

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { findFreePort } from '../src/database/free-port';
+import { findFreePort } from '../src/platform/database/free-port';
 import { runCli } from './harness/cli';
 import { type ProcessResult, runNode } from './harness/run-node';
 import { startService, startServiceExpectingFailure } from './harness/service';

@@ -1,4 +1,4 @@
-import { findFreePort } from '../src/database/free-port';
+import { findFreePort } from '../src/platform/database/free-port';
 import { eventually } from './harness/eventually';
 import { startService, type RunningService } from './harness/service';
 

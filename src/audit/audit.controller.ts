@@ -1,10 +1,10 @@
 import { Controller, Get, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { Roles } from '../auth/auth.decorators';
-import { ApiFormats } from '../common/api-formats';
-import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
-import { type Page, pageWindow } from '../common/pagination';
+import { Roles } from '../kernel/access/access.decorators';
+import { ApiFormats } from '../platform/formats/api-formats';
+import { ApiErrorResponses, ApiPageResponse } from '../platform/openapi/openapi.decorators';
+import { type Page, pageWindow } from '../kernel/pagination';
 import { AuditService } from './audit.service';
 import { AuditEventResponse, toAuditEventResponse } from './dto/audit-event.response';
 import { ListAuditEventsQuery } from './dto/list-audit-events.query';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { Actor } from './actor';
+import type { Actor } from '../kernel/access/actor';
 import type { AuditEvent } from './audit-event.entity';
 import { type AuditFilter, AuditRepository, type AuditRow } from './audit.repository';
 

@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
-import { DomainError } from '../common/domain-error';
-import type { AuthenticatedRequest } from './auth.decorators';
-import { RouteAccess } from './route-access';
+import { DomainError } from '../kernel/domain-error';
+import type { AuthenticatedRequest } from '../kernel/access/access.decorators';
+import { RouteAccess } from '../kernel/access/route-access';
 
 /** Last global guard: no principal is a 401; a principal whose role the route does not name is a 403. */
 @Injectable()

@@ -7,7 +7,7 @@ import { TokensModule } from '../tokens/tokens.module';
 import { AccessGuard } from './access.guard';
 import { AuthenticationGuard } from './authentication.guard';
 import { BearerStrategy } from './bearer.strategy';
-import { RouteAccess } from './route-access';
+import { RouteAccess } from '../kernel/access/route-access';
 
 /**
  * The global guards, in this order (Nest runs them as listed): who is calling, whether their budget allows

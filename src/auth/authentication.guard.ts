@@ -1,8 +1,8 @@
 import { type ExecutionContext, Injectable } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
-import type { AuthenticatedRequest } from './auth.decorators';
-import type { Principal } from './principal';
-import { RouteAccess } from './route-access';
+import type { AuthenticatedRequest } from '../kernel/access/access.decorators';
+import type { Principal } from '../kernel/access/principal';
+import { RouteAccess } from '../kernel/access/route-access';
 
 /**
  * First global guard: resolves the bearer token to a principal, or to null. It does not refuse anyone, so the

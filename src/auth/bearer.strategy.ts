@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { Strategy } from 'passport-http-bearer';
 import { TokensService } from '../tokens/tokens.service';
-import type { Principal } from './principal';
+import type { Principal } from '../kernel/access/principal';
 
 /**
  * `Authorization: Bearer <token>` → the token's principal; `false` for anything else. passport-http-bearer also

@@ -1,5 +1,5 @@
 import { userInfo } from 'node:os';
-import type { Actor } from '../audit/actor';
+import type { Actor } from '../kernel/access/actor';
 
 /** Changes made with the CLI are recorded as the operator at the machine, with no token. */
 export function cliActor(): Actor {

@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { toFieldErrors } from '../common/validation';
+import { toFieldErrors } from '../kernel/validation';
 
 /** Bad command-line input: the message names each bad option and why. */
 export class CliInputError extends Error {

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { CompaniesModule } from '../companies/companies.module';
-import { FoundationModule, type FoundationSettings } from '../foundation.module';
+import { FoundationModule, type FoundationSettings } from '../platform/foundation.module';
 import { TokensModule } from '../tokens/tokens.module';
 import { CompaniesCreateCommand } from './commands/companies-create.command';
 import { TokensCreateCommand } from './commands/tokens-create.command';

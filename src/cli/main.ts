@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { CommandFactory } from 'nest-commander';
 import pino from 'pino';
-import { DomainError } from '../common/domain-error';
-import { InvalidEnvironmentError, validateEnvironment } from '../config/environment';
-import { StartupError } from '../config/startup-error';
-import { resolveDatabase, resolveDeviceCredentialsKey } from '../database/local-database';
+import { DomainError } from '../kernel/domain-error';
+import { InvalidEnvironmentError, validateEnvironment } from '../platform/config/environment';
+import { StartupError } from '../platform/config/startup-error';
+import { resolveDatabase, resolveDeviceCredentialsKey } from '../platform/database/local-database';
 import { CliInputError } from './cli-input';
 import { CliModule } from './cli.module';
 

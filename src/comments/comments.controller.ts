@@ -8,11 +8,11 @@ import {
   ApiResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Actor } from '../audit/actor';
-import { CurrentActor, CurrentPrincipal, Roles } from '../auth/auth.decorators';
-import type { Principal } from '../auth/principal';
-import { idParam } from '../common/id-param.pipe';
-import { ApiErrorResponses } from '../common/openapi.decorators';
+import type { Actor } from '../kernel/access/actor';
+import { CurrentActor, CurrentPrincipal, Roles } from '../kernel/access/access.decorators';
+import type { Principal } from '../kernel/access/principal';
+import { idParam } from '../platform/http/id-param.pipe';
+import { ApiErrorResponses } from '../platform/openapi/openapi.decorators';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
 import { CommentOrderNotFoundError } from './comments.errors';
 import { CommentsService } from './comments.service';

@@ -1,4 +1,4 @@
-import { DomainError, type FieldErrors } from '../common/domain-error';
+import { DomainError, type FieldErrors } from '../kernel/domain-error';
 
 /** Spec §4.5's own bodies: `{"message": "Validation failed", "errors": {"partner_comment": "..."}}`. */
 export class CommentValidationError extends DomainError {

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
-import { EventsModule } from '../events/events.module';
+import { EventsModule } from '../outbox/events.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { OrdersModule } from '../orders/orders.module';
 import { CommentsController } from './comments.controller';

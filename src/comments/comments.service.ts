@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { toDto } from '../common/known-fields';
+import { toDto } from '../kernel/known-fields';
 import { validateSync } from 'class-validator';
-import type { Actor } from '../audit/actor';
+import type { Actor } from '../kernel/access/actor';
 import { AuditService } from '../audit/audit.service';
-import { toFieldErrors } from '../common/validation';
-import { UnitOfWork } from '../database/unit-of-work';
-import { EventsService } from '../events/events.service';
-import { orderEvents } from '../events/order-events';
+import { toFieldErrors } from '../kernel/validation';
+import { UnitOfWork } from '../platform/database/unit-of-work';
+import { EventsService } from '../outbox/events.service';
+import { orderEvents } from '../outbox/order-events';
 import { OrdersRepository } from '../orders/orders.repository';
 import { CommentOrderNotFoundError, CommentValidationError } from './comments.errors';
 import { CommentsRepository } from './comments.repository';

@@ -1,11 +1,11 @@
 import { Body, Controller, Get, Post, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import type { Actor } from '../audit/actor';
-import { CurrentActor, Roles } from '../auth/auth.decorators';
-import { ApiFormats } from '../common/api-formats';
-import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
-import { type Page, PageQuery, pageWindow } from '../common/pagination';
+import type { Actor } from '../kernel/access/actor';
+import { CurrentActor, Roles } from '../kernel/access/access.decorators';
+import { ApiFormats } from '../platform/formats/api-formats';
+import { ApiErrorResponses, ApiPageResponse } from '../platform/openapi/openapi.decorators';
+import { type Page, PageQuery, pageWindow } from '../kernel/pagination';
 import { CompaniesService } from './companies.service';
 import { CompanyResponse, toCompanyResponse } from './dto/company.response';
 import { CreateCompanyDto } from './dto/create-company.dto';

@@ -1,4 +1,4 @@
-import { DomainError } from '../common/domain-error';
+import { DomainError } from '../kernel/domain-error';
 
 export class CompanyNotFoundError extends DomainError {
   constructor() {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { Actor } from '../audit/actor';
+import type { Actor } from '../kernel/access/actor';
 import { AuditService } from '../audit/audit.service';
 import { CompaniesRepository } from './companies.repository';
 import { CompanyNotFoundError } from './companies.errors';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
-import type { Actor } from '../audit/actor';
+import type { Actor } from '../kernel/access/actor';
 import { CompaniesService } from '../companies/companies.service';
 import { ProductsService } from '../products/products.service';
 import { TokensService } from '../tokens/tokens.service';

@@ -1,6 +1,6 @@
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { Interval } from '@nestjs/schedule';
-import { ServiceLogger } from '../logging/loggers';
+import { ServiceLogger } from '../platform/logging/loggers';
 import { IdempotencyService } from './idempotency.service';
 
 const CLEANUP_INTERVAL_MS = 10 * 60 * 1000;

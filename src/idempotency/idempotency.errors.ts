@@ -1,4 +1,4 @@
-import { DomainError, fieldError } from '../common/domain-error';
+import { DomainError, fieldError } from '../kernel/domain-error';
 
 /** The first request with this key has not finished: a repeat now would run it twice. */
 export class IdempotencyKeyInUseError extends DomainError {

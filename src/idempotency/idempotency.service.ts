@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { errorResponseOf } from '../common/exception.filter';
-import { type ErrorResponse, ReplayedErrorResponse } from '../common/error-responses';
-import { SecretSealer } from '../common/secret-sealer';
-import { UnitOfWork } from '../database/unit-of-work';
+import { errorResponseOf } from '../platform/http/exception.filter';
+import { type ErrorResponse, ReplayedErrorResponse } from '../platform/http/error-responses';
+import { SecretSealer } from '../platform/formats/secret-sealer';
+import { UnitOfWork } from '../platform/database/unit-of-work';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './idempotency.errors';
 import { IdempotencyRepository } from './idempotency.repository';
 

@@ -8,13 +8,13 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import type { Actor } from '../audit/actor';
-import { CurrentActor, Roles } from '../auth/auth.decorators';
-import { ApiFormats } from '../common/api-formats';
-import { setVersionEtag } from '../common/if-match';
-import { IfMatchVersion } from '../common/if-match.decorator';
-import { ApiErrorResponses, ApiPageResponse, ETAG_HEADER } from '../common/openapi.decorators';
-import { type Page, pageWindow } from '../common/pagination';
+import type { Actor } from '../kernel/access/actor';
+import { CurrentActor, Roles } from '../kernel/access/access.decorators';
+import { ApiFormats } from '../platform/formats/api-formats';
+import { setVersionEtag } from '../kernel/if-match';
+import { IfMatchVersion } from '../platform/http/if-match.decorator';
+import { ApiErrorResponses, ApiPageResponse, ETAG_HEADER } from '../platform/openapi/openapi.decorators';
+import { type Page, pageWindow } from '../kernel/pagination';
 import { IF_MATCH, orderIdParam } from '../orders/orders.controller';
 import type { OrderWithChildren } from '../orders/orders.service';
 import {

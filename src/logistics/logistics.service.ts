@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { Actor } from '../audit/actor';
-import { ApiFormats } from '../common/api-formats';
-import { characterCount } from '../common/characters';
-import { fieldError } from '../common/domain-error';
-import { isStorableText } from '../common/required-text.validator';
-import { UnitOfWork } from '../database/unit-of-work';
+import type { Actor } from '../kernel/access/actor';
+import { ApiFormats } from '../platform/formats/api-formats';
+import { characterCount } from '../kernel/characters';
+import { fieldError } from '../kernel/domain-error';
+import { isStorableText } from '../kernel/required-text.validator';
+import { UnitOfWork } from '../platform/database/unit-of-work';
 import { type OrderState, WITH_LOGISTICS } from '../orders/order-state';
 import type { Order } from '../orders/order.entity';
 import { OrderNotFoundError, OrderStateConflictError } from '../orders/orders.errors';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { Actor } from '../audit/actor';
+import type { Actor } from '../kernel/access/actor';
 import { AuditService } from '../audit/audit.service';
-import { ApiFormats } from '../common/api-formats';
-import { EventsService } from '../events/events.service';
-import { type EventDraft, type OrderAfterChange, orderEvents } from '../events/order-events';
+import { ApiFormats } from '../platform/formats/api-formats';
+import { EventsService } from '../outbox/events.service';
+import { type EventDraft, type OrderAfterChange, orderEvents } from '../outbox/order-events';
 import {
   deliveryErrorResponse,
   detailedStatusResponse,

@@ -1,5 +1,5 @@
-import type { ApiFormats } from '../common/api-formats';
-import { MAX_DB_INTEGER } from '../common/db-integer.validator';
+import type { ApiFormats } from '../platform/formats/api-formats';
+import { MAX_DB_INTEGER } from '../kernel/db-integer.validator';
 import type { ListOrdersQuery } from './dto/list-orders.query';
 import type { OrderFilter } from './orders.repository';
 

@@ -1,5 +1,5 @@
-import type { ApiFormats } from '../common/api-formats';
-import { oneOf } from '../database/check-constraint';
+import type { ApiFormats } from '../platform/formats/api-formats';
+import { oneOf } from '../kernel/check-constraint';
 import type { OrderBaseResponse } from './dto/order.response';
 import { orderRefSql } from './order-rules';
 import { EDITABLE_STATES } from './order-state';

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { toDto } from '../common/known-fields';
-import { characterCount } from '../common/characters';
+import { toDto } from '../kernel/known-fields';
+import { characterCount } from '../kernel/characters';
 import type { EntityManager } from 'typeorm';
 import { validateSync } from 'class-validator';
-import { type FieldErrors, ValidationFailedError } from '../common/domain-error';
-import { toFieldErrors } from '../common/validation';
+import { type FieldErrors, ValidationFailedError } from '../kernel/domain-error';
+import { toFieldErrors } from '../kernel/validation';
 import { ProductsService } from '../products/products.service';
 import { PlaceOrderDto } from './dto/place-order.dto';
 import type { OrderFieldValues } from './order-fields';

@@ -1,10 +1,10 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { SEALED_MAX_LENGTH } from '../common/sealed-secret';
+import { SEALED_MAX_LENGTH } from '../kernel/sealed-secret';
 import { Company } from '../companies/company.entity';
 import { ProductVariation } from '../products/product-variation.entity';
 import { Product } from '../products/product.entity';
 import { ORDER_STATES, ORDER_TYPES, type OrderState, type OrderType } from './order-state';
-import { oneOf } from '../database/check-constraint';
+import { oneOf } from '../kernel/check-constraint';
 
 /**
  * An order of spec §2.1, with its company (from the placing token) and its state. Every list filter has an

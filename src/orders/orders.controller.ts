@@ -9,16 +9,16 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import type { Actor } from '../audit/actor';
-import { CurrentActor, CurrentPrincipal, Roles } from '../auth/auth.decorators';
-import type { Principal } from '../auth/principal';
-import { ApiFormats } from '../common/api-formats';
-import { idParam } from '../common/id-param.pipe';
-import { IF_MATCH_PATTERN, setVersionEtag } from '../common/if-match';
-import { IfMatchVersion } from '../common/if-match.decorator';
-import { ApiErrorResponses, ApiPageResponse, ETAG_HEADER } from '../common/openapi.decorators';
-import { HEADER_MAX_LENGTH } from '../common/openapi.formats';
-import { pageJson, pageWindow } from '../common/pagination';
+import type { Actor } from '../kernel/access/actor';
+import { CurrentActor, CurrentPrincipal, Roles } from '../kernel/access/access.decorators';
+import type { Principal } from '../kernel/access/principal';
+import { ApiFormats } from '../platform/formats/api-formats';
+import { idParam } from '../platform/http/id-param.pipe';
+import { IF_MATCH_PATTERN, setVersionEtag } from '../kernel/if-match';
+import { IfMatchVersion } from '../platform/http/if-match.decorator';
+import { ApiErrorResponses, ApiPageResponse, ETAG_HEADER } from '../platform/openapi/openapi.decorators';
+import { HEADER_MAX_LENGTH } from '../kernel/openapi.formats';
+import { pageJson, pageWindow } from '../kernel/pagination';
 import { ListOrdersQuery } from './dto/list-orders.query';
 import {
   OrderListItemResponse,

@@ -1,4 +1,4 @@
-import { DomainError } from '../common/domain-error';
+import { DomainError } from '../kernel/domain-error';
 import type { OrderState } from './order-state';
 
 export class OrderNotFoundError extends DomainError {

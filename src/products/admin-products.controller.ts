@@ -1,12 +1,12 @@
 import { Body, Controller, Get, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import type { Actor } from '../audit/actor';
-import { CurrentActor, Roles } from '../auth/auth.decorators';
-import { idParam } from '../common/id-param.pipe';
-import { ApiFormats } from '../common/api-formats';
-import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
-import { type Page, PageQuery, pageWindow } from '../common/pagination';
+import type { Actor } from '../kernel/access/actor';
+import { CurrentActor, Roles } from '../kernel/access/access.decorators';
+import { idParam } from '../platform/http/id-param.pipe';
+import { ApiFormats } from '../platform/formats/api-formats';
+import { ApiErrorResponses, ApiPageResponse } from '../platform/openapi/openapi.decorators';
+import { type Page, PageQuery, pageWindow } from '../kernel/pagination';
 import { CreateProductDto, CreateVariationDto, UpdateProductDto } from './dto/product.dto';
 import { AdminProductResponse, toAdminProductResponse } from './dto/product.response';
 import { ProductNotFoundError } from './products.errors';

@@ -1,10 +1,10 @@
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Roles } from '../auth/auth.decorators';
-import { ApiFormats } from '../common/api-formats';
-import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
-import { PageQuery, pageJson, pageWindow } from '../common/pagination';
+import { Roles } from '../kernel/access/access.decorators';
+import { ApiFormats } from '../platform/formats/api-formats';
+import { ApiErrorResponses, ApiPageResponse } from '../platform/openapi/openapi.decorators';
+import { PageQuery, pageJson, pageWindow } from '../kernel/pagination';
 import { ProductResponse } from './dto/product.response';
 import { ProductsService } from './products.service';
 

@@ -9,10 +9,10 @@ import {
   type ThrottlerStorage,
 } from '@nestjs/throttler';
 import type { Response } from 'express';
-import type { AuthenticatedRequest } from '../auth/auth.decorators';
-import { RouteAccess } from '../auth/route-access';
-import { DomainError } from '../common/domain-error';
-import type { Environment } from '../config/environment';
+import type { AuthenticatedRequest } from '../kernel/access/access.decorators';
+import { RouteAccess } from '../kernel/access/route-access';
+import { DomainError } from '../kernel/domain-error';
+import type { Environment } from '../platform/config/environment';
 import { WINDOW_MS } from './rate-limit.module';
 
 const THROTTLER_NAME = 'default';

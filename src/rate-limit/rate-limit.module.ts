@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerStorageRedisService } from '@nest-lab/throttler-storage-redis';
 import { ThrottlerModule } from '@nestjs/throttler';
-import type { Environment } from '../config/environment';
+import type { Environment } from '../platform/config/environment';
 import { FixedWindowStorage } from './fixed-window-storage';
 
 /** One budget per minute (RATE_LIMIT_PER_MINUTE); a token over it is refused for the rest of the minute. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { Actor } from '../audit/actor';
-import { UnitOfWork } from '../database/unit-of-work';
+import type { Actor } from '../kernel/access/actor';
+import { UnitOfWork } from '../platform/database/unit-of-work';
 import { LogisticsRepository } from '../logistics/logistics.repository';
 import { OrderFacts } from '../logistics/order-facts';
 import type { Order } from '../orders/order.entity';

@@ -9,7 +9,7 @@ import {
   PrimaryGeneratedColumn,
 } from 'typeorm';
 import { Company } from '../companies/company.entity';
-import { ROLES, type Role } from '../auth/principal';
+import { ROLES, type Role } from '../kernel/access/principal';
 
 @Entity('api_tokens')
 @Check('api_tokens_role_known', `role IN (${ROLES.map((role) => `'${role}'`).join(', ')})`)

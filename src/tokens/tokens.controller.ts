@@ -1,12 +1,12 @@
 import { Body, Controller, Delete, Get, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import type { Actor } from '../audit/actor';
-import { CurrentActor, Roles } from '../auth/auth.decorators';
-import { ApiFormats } from '../common/api-formats';
-import { idParam } from '../common/id-param.pipe';
-import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
-import { type Page, pageWindow } from '../common/pagination';
+import type { Actor } from '../kernel/access/actor';
+import { CurrentActor, Roles } from '../kernel/access/access.decorators';
+import { ApiFormats } from '../platform/formats/api-formats';
+import { idParam } from '../platform/http/id-param.pipe';
+import { ApiErrorResponses, ApiPageResponse } from '../platform/openapi/openapi.decorators';
+import { type Page, pageWindow } from '../kernel/pagination';
 import { CreateTokenDto } from './dto/create-token.dto';
 import { ListTokensQuery } from './dto/list-tokens.query';
 import { IssuedTokenResponse, TokenResponse, toTokenResponse } from './dto/token.response';

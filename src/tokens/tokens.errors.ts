@@ -1,4 +1,4 @@
-import { DomainError } from '../common/domain-error';
+import { DomainError } from '../kernel/domain-error';
 
 export class TokenNotFoundError extends DomainError {
   constructor() {

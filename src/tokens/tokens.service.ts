@@ -1,13 +1,13 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { Actor } from '../audit/actor';
+import type { Actor } from '../kernel/access/actor';
 import { AuditService } from '../audit/audit.service';
-import type { Principal, Role } from '../auth/principal';
+import type { Principal, Role } from '../kernel/access/principal';
 import { CompaniesRepository } from '../companies/companies.repository';
-import { fieldError } from '../common/domain-error';
-import { Notifications } from '../database/notifications';
-import { ServiceLogger } from '../logging/loggers';
+import { fieldError } from '../kernel/domain-error';
+import { Notifications } from '../platform/database/notifications';
+import { ServiceLogger } from '../platform/logging/loggers';
 import type { ApiToken } from './api-token.entity';
 import { hashSecret, issueSecret, looksLikeToken } from './token-secret';
 import { TokenNotFoundError } from './tokens.errors';

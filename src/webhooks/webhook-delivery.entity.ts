@@ -8,9 +8,9 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-import { OrderEvent } from '../events/order-event.entity';
+import { OrderEvent } from '../outbox/order-event.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
-import { oneOf } from '../database/check-constraint';
+import { oneOf } from '../kernel/check-constraint';
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];

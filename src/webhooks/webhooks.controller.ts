@@ -1,12 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import type { Actor } from '../audit/actor';
-import { CurrentActor, Roles } from '../auth/auth.decorators';
-import { ApiFormats } from '../common/api-formats';
-import { bigIdParam, idParam } from '../common/id-param.pipe';
-import { ApiErrorResponses, ApiPageResponse } from '../common/openapi.decorators';
-import { type Page, PageQuery, pageWindow } from '../common/pagination';
+import type { Actor } from '../kernel/access/actor';
+import { CurrentActor, Roles } from '../kernel/access/access.decorators';
+import { ApiFormats } from '../platform/formats/api-formats';
+import { bigIdParam, idParam } from '../platform/http/id-param.pipe';
+import { ApiErrorResponses, ApiPageResponse } from '../platform/openapi/openapi.decorators';
+import { type Page, PageQuery, pageWindow } from '../kernel/pagination';
 import { CreateWebhookDto, ListWebhooksQuery } from './dto/webhook.dto';
 import {
   CreatedWebhookResponse,

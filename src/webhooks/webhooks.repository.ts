@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In, IsNull } from 'typeorm';
-import type { OrderEvent } from '../events/order-event.entity';
+import type { OrderEvent } from '../outbox/order-event.entity';
 import { type DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 

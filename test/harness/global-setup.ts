@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedPostgres } from '../../src/database/embedded-postgres';
+import { startEmbeddedPostgres } from '../../src/platform/database/embedded-postgres';
 import { staleOutput } from './build-freshness';
 import {
   adminQuery,
@@ -53,7 +53,7 @@ export default async function globalSetup(): Promise<void> {
   const template = `roa_test_${process.pid}`;
   await adminQuery(serverUrl, `DROP DATABASE IF EXISTS "${template}"`);
   await adminQuery(serverUrl, `CREATE DATABASE "${template}"`);
-  const migrate = spawnSync(process.execPath, ['dist/database/migrate.js', 'run'], {
+  const migrate = spawnSync(process.execPath, ['dist/platform/database/migrate.js', 'run'], {
     env: {
       PATH: process.env.PATH,
       DATABASE_URL: withDatabase(serverUrl, template),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { parseSealingKey, unseal } from '../../src/common/sealed-secret';
+import { parseSealingKey, unseal } from '../../src/kernel/sealed-secret';
 
 /** Set by global-setup for every worker: the test server's admin URL and the migrated template's name. */
 export const TEST_SERVER_URL_VAR = 'ROA_TEST_SERVER_URL';

@@ -1,5 +1,5 @@
-import { ApiDateTime } from '../../common/openapi.formats';
-import type { ApiFormats } from '../../common/api-formats';
+import { ApiDateTime } from '../../kernel/openapi.formats';
+import type { ApiFormats } from '../../platform/formats/api-formats';
 import type { AuditEvent } from '../audit-event.entity';
 
 export class AuditEventResponse {

@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { ApiFormats } from '../../common/api-formats';
+import { ApiFormats } from '../../platform/formats/api-formats';
 import { CompaniesService } from '../../companies/companies.service';
 import { CreateCompanyDto } from '../../companies/dto/create-company.dto';
 import { toCompanyResponse } from '../../companies/dto/company.response';

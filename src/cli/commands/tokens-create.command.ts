@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { ApiFormats } from '../../common/api-formats';
+import { ApiFormats } from '../../platform/formats/api-formats';
 import { CreateTokenDto } from '../../tokens/dto/create-token.dto';
 import { toTokenResponse } from '../../tokens/dto/token.response';
 import { TokensService } from '../../tokens/tokens.service';

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { RequiredText } from '../../common/required-text.validator';
+import { RequiredText } from '../../kernel/required-text.validator';
 
 export const MAX_COMMENT_LENGTH = 5_000;
 

@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsDefined, IsString, Matches } from 'class-validator';
 import { ApiProperty } from '@nestjs/swagger';
-import { RequiredText } from '../../common/required-text.validator';
+import { RequiredText } from '../../kernel/required-text.validator';
 
 export class CreateCompanyDto {
   /** The company's name. */

@@ -1,4 +1,4 @@
-import type { ApiFormats } from '../../common/api-formats';
+import type { ApiFormats } from '../../platform/formats/api-formats';
 import { OrderResponse } from '../../orders/dto/order.response';
 import { withCredentials } from '../../orders/order-json';
 import type { OrderWithChildren } from '../../orders/orders.service';

@@ -1,9 +1,9 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiParam, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsDefined, IsIn, IsOptional, IsUrl, Matches } from 'class-validator';
-import { IsApiDateTime } from '../../common/api-datetime.validator';
-import { OptionalText } from '../../common/optional-text.validator';
-import { MaxCharacters, RequiredText } from '../../common/required-text.validator';
+import { IsApiDateTime } from '../../kernel/api-datetime.validator';
+import { OptionalText } from '../../kernel/optional-text.validator';
+import { MaxCharacters, RequiredText } from '../../kernel/required-text.validator';
 
 export const RESOLUTIONS = ['Comment', 'Information', 'Cancel'] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];

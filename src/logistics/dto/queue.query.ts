@@ -1,5 +1,5 @@
 import { IsIn, IsOptional } from 'class-validator';
-import { PageQuery } from '../../common/pagination';
+import { PageQuery } from '../../kernel/pagination';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ORDER_STATES, type OrderState } from '../../orders/order-state';
 

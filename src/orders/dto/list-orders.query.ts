@@ -1,11 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsOptional, IsString, Matches } from 'class-validator';
-import { IsApiDateTime } from '../../common/api-datetime.validator';
-import { ApiBooleanInput } from '../../common/openapi.formats';
-import { MaxCharacters, StorableText } from '../../common/required-text.validator';
-import { PageQuery } from '../../common/pagination';
-import { toBoolean } from '../../common/transforms';
+import { IsApiDateTime } from '../../kernel/api-datetime.validator';
+import { ApiBooleanInput } from '../../kernel/openapi.formats';
+import { MaxCharacters, StorableText } from '../../kernel/required-text.validator';
+import { PageQuery } from '../../kernel/pagination';
+import { toBoolean } from '../../kernel/transforms';
 import { ORDER_STATES, ORDER_TYPES, type OrderState, type OrderType } from '../order-state';
 
 /** Spec §4.2 filters and the contract's sync filters; all optional, all combined with AND. */

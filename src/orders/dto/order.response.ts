@@ -1,6 +1,6 @@
-import { ApiDateTime } from '../../common/openapi.formats';
+import { ApiDateTime } from '../../kernel/openapi.formats';
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import type { ApiFormats } from '../../common/api-formats';
+import type { ApiFormats } from '../../platform/formats/api-formats';
 import type { DeliveryError, DetailedStatus, Tracking } from '../order-children.entities';
 import { orderRef } from '../order-rules';
 import { ORDER_STATES, type OrderState, type OrderType } from '../order-state';

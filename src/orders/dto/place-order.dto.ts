@@ -10,11 +10,11 @@ import {
   type ValidatorConstraintInterface,
 } from 'class-validator';
 import { isISO31661Alpha2 } from 'class-validator';
-import { DbInteger, MAX_DB_INTEGER } from '../../common/db-integer.validator';
-import { ApiBooleanInput, ApiIntegerInput } from '../../common/openapi.formats';
-import { OptionalText } from '../../common/optional-text.validator';
-import { fieldLabel, RequiredText } from '../../common/required-text.validator';
-import { toBoolean, toInteger } from '../../common/transforms';
+import { DbInteger, MAX_DB_INTEGER } from '../../kernel/db-integer.validator';
+import { ApiBooleanInput, ApiIntegerInput } from '../../kernel/openapi.formats';
+import { OptionalText } from '../../kernel/optional-text.validator';
+import { fieldLabel, RequiredText } from '../../kernel/required-text.validator';
+import { toBoolean, toInteger } from '../../kernel/transforms';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ORDER_TYPES, type OrderType } from '../order-state';
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { ApiFormats } from '../../common/api-formats';
+import { ApiFormats } from '../../platform/formats/api-formats';
 import type { OrderListItemResponse } from '../dto/order.response';
 import { apiDateTimeSql, type OrderJsonRow, orderJsonSelect } from '../order-json';
 import { type OrderFilter, OrdersRepository } from '../orders.repository';

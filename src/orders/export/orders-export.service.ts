@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { stringify } from 'csv-stringify/sync';
-import { ApiFormats } from '../../common/api-formats';
+import { ApiFormats } from '../../platform/formats/api-formats';
 import { withCredentials } from '../order-json';
 import type { OrderFilter } from '../orders.repository';
 import type { ExportFormat } from './export-orders.query';

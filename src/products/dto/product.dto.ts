@@ -1,9 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsOptional, ValidateIf, ValidateNested } from 'class-validator';
-import { ApiBooleanInput } from '../../common/openapi.formats';
-import { RequiredText } from '../../common/required-text.validator';
-import { toBoolean } from '../../common/transforms';
+import { ApiBooleanInput } from '../../kernel/openapi.formats';
+import { RequiredText } from '../../kernel/required-text.validator';
+import { toBoolean } from '../../kernel/transforms';
 import { Transform } from 'class-transformer';
 
 export class CreateVariationDto {

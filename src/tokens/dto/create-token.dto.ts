@@ -1,11 +1,11 @@
 import { Transform } from 'class-transformer';
 import { IsDefined, IsIn, IsOptional } from 'class-validator';
-import { RequiredText } from '../../common/required-text.validator';
-import { IsApiDateTime } from '../../common/api-datetime.validator';
-import { ROLES, type Role } from '../../auth/principal';
-import { DbInteger } from '../../common/db-integer.validator';
-import { toInteger } from '../../common/transforms';
-import { ApiIntegerInput } from '../../common/openapi.formats';
+import { RequiredText } from '../../kernel/required-text.validator';
+import { IsApiDateTime } from '../../kernel/api-datetime.validator';
+import { ROLES, type Role } from '../../kernel/access/principal';
+import { DbInteger } from '../../kernel/db-integer.validator';
+import { toInteger } from '../../kernel/transforms';
+import { ApiIntegerInput } from '../../kernel/openapi.formats';
 
 export class CreateTokenDto {
   /** partner: the partner API of one company; admin: the admin API; logistics: the logistics API. */

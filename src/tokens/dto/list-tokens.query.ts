@@ -1,8 +1,8 @@
 import { Transform } from 'class-transformer';
 import { IsOptional } from 'class-validator';
-import { PageQuery } from '../../common/pagination';
-import { DbInteger } from '../../common/db-integer.validator';
-import { toInteger } from '../../common/transforms';
+import { PageQuery } from '../../kernel/pagination';
+import { DbInteger } from '../../kernel/db-integer.validator';
+import { toInteger } from '../../kernel/transforms';
 
 export class ListTokensQuery extends PageQuery {
   /** Only the tokens of this company. */

@@ -1,6 +1,6 @@
-import { ApiDateTime } from '../../common/openapi.formats';
-import type { Role } from '../../auth/principal';
-import type { ApiFormats } from '../../common/api-formats';
+import { ApiDateTime } from '../../kernel/openapi.formats';
+import type { Role } from '../../kernel/access/principal';
+import type { ApiFormats } from '../../platform/formats/api-formats';
 import type { ApiToken } from '../api-token.entity';
 
 /** A token as lists show it: never its secret. */

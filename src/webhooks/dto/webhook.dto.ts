@@ -1,11 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
-import { DbInteger } from '../../common/db-integer.validator';
-import { PageQuery } from '../../common/pagination';
-import { RequiredText } from '../../common/required-text.validator';
-import { toInteger } from '../../common/transforms';
-import { ApiIntegerInput } from '../../common/openapi.formats';
+import { DbInteger } from '../../kernel/db-integer.validator';
+import { PageQuery } from '../../kernel/pagination';
+import { RequiredText } from '../../kernel/required-text.validator';
+import { toInteger } from '../../kernel/transforms';
+import { ApiIntegerInput } from '../../kernel/openapi.formats';
 import { WEBHOOK_SECRET_PATTERN } from '../webhook-secret';
 
 export class CreateWebhookDto {

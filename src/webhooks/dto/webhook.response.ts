@@ -1,7 +1,7 @@
-import { ApiDateTime } from '../../common/openapi.formats';
+import { ApiDateTime } from '../../kernel/openapi.formats';
 import { ApiProperty } from '@nestjs/swagger';
-import type { ApiFormats } from '../../common/api-formats';
-import { EVENT_TYPES, type EventType, publicEventId } from '../../events/event-types';
+import type { ApiFormats } from '../../platform/formats/api-formats';
+import { EVENT_TYPES, type EventType, publicEventId } from '../../outbox/event-types';
 import {
   DELIVERY_STATUSES,
   type DeliveryStatus,

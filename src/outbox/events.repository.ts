@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AppMetrics } from '../platform/metrics/app-metrics';
+import type { EventDraft } from './order-events';
+import { OrderEvent } from './order-event.entity';
+
+/**
+ * SQL: one pending delivery per active webhook endpoint of the company (placeholder `company`) for each event
+ * the statement's CTE `events` returned (`RETURNING id`): the outbox half of a change's statement.
+ */
+export const deliveriesSql = (events: string, company: string): string =>
+  `INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at)
+   SELECT ${events}.id, endpoint.id, now()
+   FROM ${events} CROSS JOIN webhook_endpoints endpoint
+   WHERE endpoint.company_id = ${company} AND endpoint.active`;
+
+/** A feed position: the writing transaction, then the row id (see OrderEvent.transactionId). */
+export interface FeedPosition {
+  transactionId: string;
+  id: string;
+}
+
+@Injectable()
+export class EventsRepository {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly metrics: AppMetrics,
+  ) {}
+
+  /**
+   * Writes the events of one change and, in the same statement, one pending delivery per active webhook
+   * endpoint of the company: the outbox commits or rolls back with the change.
+   */
+  async insert(
+    manager: EntityManager,
+    companyId: number,
+    orderId: number,
+    drafts: EventDraft[],
+  ): Promise<void> {
+    if (drafts.length === 0) return;
+    await manager.query(
+      `WITH inserted AS (
+         INSERT INTO events (company_id, order_id, type, data, transaction_id)
+         SELECT $1, $2, draft.type, draft.data, pg_current_xact_id()::text::bigint
+         FROM unnest($3::varchar[], $4::json[]) WITH ORDINALITY AS draft(type, data, position)
+         ORDER BY draft.position
+         RETURNING id
+       )
+       ${deliveriesSql('inserted', '$1')}`,
+      [
+        companyId,
+        orderId,
+        drafts.map((draft) => draft.type),
+        drafts.map((draft) => JSON.stringify(draft.data)),
+      ],
+    );
+    this.written(manager, drafts);
+  }
+
+  /** Events a change has written, counted by the metrics once its transaction commits (or at once, outside one). */
+  written(manager: EntityManager, drafts: EventDraft[]): void {
+    this.metrics.countOnCommit(manager, drafts);
+  }
+
+  /** Where an event of the company stands in the feed; null for an unknown or foreign event. */
+  async positionOf(companyId: number, id: string): Promise<FeedPosition | null> {
+    const event = await this.dataSource.manager.findOne(OrderEvent, {
+      select: { id: true, transactionId: true },
+      where: { id, companyId },
+    });
+    return event ? { transactionId: event.transactionId, id: event.id } : null;
+  }
+
+  /**
+   * The company's events after a position, oldest first (events_company_feed_idx). Only events of
+   * transactions older than every transaction still running are read, so one that commits late cannot be
+   * passed over by a reader that already moved beyond it.
+   */
+  feed(companyId: number, after: FeedPosition | null, limit: number): Promise<OrderEvent[]> {
+    const query = this.dataSource.manager
+      .createQueryBuilder(OrderEvent, 'e')
+      .where('e.company_id = :companyId', { companyId })
+      .andWhere('e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint');
+    if (after) {
+      query.andWhere(
+        '(e.transaction_id, e.id) > (CAST(:afterTransaction AS bigint), CAST(:afterId AS bigint))',
+        {
+          afterTransaction: after.transactionId,
+          afterId: after.id,
+        },
+      );
+    }
+    return query.orderBy('e.transaction_id', 'ASC').addOrderBy('e.id', 'ASC').limit(limit).getMany();
+  }
+}

@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { fieldError } from '../kernel/domain-error';
+import { eventRowId } from './event-types';
+import { EventsRepository } from './events.repository';
+import type { EventDraft } from './order-events';
+import type { OrderEvent } from './order-event.entity';
+
+/** The most events one feed page returns (CONTRACT §4.8). */
+export const FEED_PAGE_SIZE = 100;
+
+@Injectable()
+export class EventsService {
+  constructor(private readonly events: EventsRepository) {}
+
+  /** Records the events of a change, in the change's transaction (the outbox). */
+  publish(manager: EntityManager, companyId: number, orderId: number, drafts: EventDraft[]): Promise<void> {
+    return this.events.insert(manager, companyId, orderId, drafts);
+  }
+
+  /**
+   * Events the change's own statement wrote (a placement writes its order, audit row, event and deliveries in
+   * one): only counted, once the change commits.
+   */
+  writtenBy(manager: EntityManager, drafts: EventDraft[]): void {
+    this.events.written(manager, drafts);
+  }
+
+  /** The company's events after `after` (a public event id of the company), oldest first. */
+  async feed(companyId: number, after: string | undefined): Promise<OrderEvent[]> {
+    const rowId = after === undefined ? null : eventRowId(after);
+    const position = rowId === null ? null : await this.events.positionOf(companyId, rowId);
+    if (after !== undefined && !position) throw fieldError('after', 'No event of yours has this id.');
+    return this.events.feed(companyId, position, FEED_PAGE_SIZE);
+  }
+}

@@ -1,0 +1,258 @@
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+  ValidateIf,
+  ValidatorConstraint,
+  type ValidatorConstraintInterface,
+  Validate,
+  type ValidationArguments,
+} from 'class-validator';
+import { IANAZone } from 'luxon';
+import { toBoolean as toBool, toInteger as toInt } from '../../kernel/transforms';
+import { StartupError } from './startup-error';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../database/data-source-options';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Thrown when the environment does not validate; its message is one line per bad variable. */
+export class InvalidEnvironmentError extends StartupError {
+  override name = 'InvalidEnvironmentError';
+}
+
+@ValidatorConstraint({ name: 'ianaZone' })
+class IanaZone implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && IANAZone.isValidZone(value);
+  }
+  defaultMessage(): string {
+    return 'must be an IANA time zone such as UTC or Europe/Bratislava';
+  }
+}
+
+/** A URL the drivers can parse (a port that is a number, say), with one of the given schemes. */
+@ValidatorConstraint({ name: 'urlOfScheme' })
+class UrlOfScheme implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    const [protocols] = args.constraints as [string[]];
+    try {
+      return typeof value === 'string' && protocols.includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }
+}
+
+const KEY_FORMAT = '32 random bytes as 64 hex digits or 44 base64 characters (openssl rand -hex 32)';
+
+const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
+
+/**
+ * Every variable of CONTRACT §8, with its default. Read once at start; nothing else reads process.env.
+ */
+export class Environment {
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 0 to 65535' })
+  @Min(0, { message: 'must be an integer from 0 to 65535' })
+  @Max(65535, { message: 'must be an integer from 0 to 65535' })
+  PORT = 3000;
+
+  /** Prometheus metrics on their own port (never the public one); 0 turns them off. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 0 to 65535 (0: metrics off)' })
+  @Min(0, { message: 'must be an integer from 0 to 65535 (0: metrics off)' })
+  @Max(65535, { message: 'must be an integer from 0 to 65535 (0: metrics off)' })
+  METRICS_PORT = 9464;
+
+  /** Unset: the embedded PostgreSQL in ./.data, a development convenience production never falls back on. */
+  @Transform(emptyToUndefined)
+  @ValidateIf((env: Environment) => env.NODE_ENV === 'production' || env.DATABASE_URL !== undefined)
+  @IsDefined({
+    message:
+      'is required when NODE_ENV=production (the embedded database is for development only): set it to your PostgreSQL',
+  })
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  @Validate(UrlOfScheme, [['postgres:', 'postgresql:']], {
+    message: 'must be a postgres:// or postgresql:// URL',
+  })
+  DATABASE_URL?: string;
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 2 to 200' })
+  @Min(2, { message: 'must be an integer from 2 to 200' })
+  @Max(200, { message: 'must be an integer from 2 to 200' })
+  DATABASE_POOL_SIZE = 10;
+
+  /** The longest a statement may run, and the bound of every other wait on the database (then 503). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 100 to 600000' })
+  @Min(100, { message: 'must be an integer from 100 to 600000' })
+  @Max(600_000, { message: 'must be an integer from 100 to 600000' })
+  DATABASE_STATEMENT_TIMEOUT_MS = DEFAULT_STATEMENT_TIMEOUT_MS;
+
+  /** How long a request's body may take to arrive once its headers have (then 408). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 100 to 300000' })
+  @Min(100, { message: 'must be an integer from 100 to 300000' })
+  @Max(300_000, { message: 'must be an integer from 100 to 300000' })
+  REQUEST_BODY_TIMEOUT_MS = 30_000;
+
+  /** How long an export waits for a client that has stopped reading before it cuts the download off. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 100 to 300000' })
+  @Min(100, { message: 'must be an integer from 100 to 300000' })
+  @Max(300_000, { message: 'must be an integer from 100 to 300000' })
+  EXPORT_STALL_TIMEOUT_MS = 30_000;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
+  @Validate(UrlOfScheme, [['redis:', 'rediss:']], { message: 'must be a redis:// or rediss:// URL' })
+  REDIS_URL?: string;
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be a positive integer' })
+  @Min(1, { message: 'must be a positive integer' })
+  RATE_LIMIT_PER_MINUTE = 60;
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be a positive integer' })
+  @Min(1, { message: 'must be a positive integer' })
+  ADMIN_RATE_LIMIT_PER_MINUTE = 600;
+
+  @IsString()
+  @Validate(IanaZone)
+  APP_TIMEZONE = 'UTC';
+
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && value !== '' ? value.replace(/\/+$/, '') : undefined,
+  )
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, {
+    message: 'must be an http(s) URL without query or fragment, such as https://api.example.com',
+  })
+  PUBLIC_BASE_URL?: string;
+
+  /** Anything but `production`, with a terminal on stdout, pretty-prints the logs (pino-pretty). */
+  @IsOptional()
+  @IsString()
+  NODE_ENV?: string;
+
+  @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
+  LOG_LEVEL: LogLevel = 'info';
+
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true, false, 1 or 0' })
+  WEBHOOK_ALLOW_PRIVATE = false;
+
+  /** Whether this instance delivers webhooks (any number may: deliveries are claimed with SKIP LOCKED). */
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true, false, 1 or 0' })
+  WEBHOOK_DISPATCHER = true;
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 1000 to 30000' })
+  @Min(1000, { message: 'must be an integer from 1000 to 30000' })
+  @Max(30000, { message: 'must be an integer from 1000 to 30000' })
+  WEBHOOK_TIMEOUT_MS = 15_000;
+
+  /** The first retry's delay; each next one doubles, with jitter, up to an hour. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 10 to 3600000' })
+  @Min(10, { message: 'must be an integer from 10 to 3600000' })
+  @Max(3_600_000, { message: 'must be an integer from 10 to 3600000' })
+  WEBHOOK_RETRY_BASE_MS = 5_000;
+
+  /** How often an idle dispatcher looks for due deliveries. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 10 to 60000' })
+  @Min(10, { message: 'must be an integer from 10 to 60000' })
+  @Max(60_000, { message: 'must be an integer from 10 to 60000' })
+  WEBHOOK_POLL_INTERVAL_MS = 1_000;
+
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true, false, 1 or 0' })
+  MIGRATIONS_RUN = true;
+
+  /** Seals device credentials at rest; required with DATABASE_URL (the embedded default keeps one in ./.data). */
+  @Transform(emptyToUndefined)
+  @ValidateIf(
+    (env: Environment) => env.DATABASE_URL !== undefined || env.DEVICE_CREDENTIALS_KEY !== undefined,
+  )
+  @IsDefined({ message: `is required when DATABASE_URL is set: ${KEY_FORMAT} (keep it with your secrets)` })
+  @Matches(/^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=)$/, { message: `must be ${KEY_FORMAT}` })
+  DEVICE_CREDENTIALS_KEY?: string;
+
+  /** Browser origins allowed to call the API (CORS); none unless listed. */
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && value.trim() !== ''
+      ? value.split(',').map((origin) => origin.trim().replace(/\/+$/, ''))
+      : [],
+  )
+  @IsArray()
+  @Matches(/^https?:\/\/[^\s/?#]+$/, {
+    each: true,
+    message: 'must be a comma-separated list of origins such as https://app.example.com',
+  })
+  CORS_ORIGINS: string[] = [];
+}
+
+/** Variables whose whole value is a secret: a bad one is described by its length only. */
+const SECRET_VARIABLES = new Set(['DEVICE_CREDENTIALS_KEY']);
+/** Variables holding a URL, which may carry a password (or a query that does): echoed without them. */
+const URL_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'PUBLIC_BASE_URL']);
+
+/** A URL with its password masked and without query and fragment; nothing of a value that does not parse. */
+function withoutCredentials(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    const user = url.username ? `${url.username}${url.password ? ':***' : ''}@` : '';
+    return `${url.protocol}//${user}${url.host}${url.pathname}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a bad value was, for the operator's line: never the value of a secret (CONTRACT §8). */
+function describeGiven(name: string, given: unknown): string {
+  if (given === undefined || given === '') return 'not set';
+  if (typeof given !== 'string') return 'set';
+  if (SECRET_VARIABLES.has(name)) return `got ${[...given].length} characters, not shown`;
+  if (!URL_VARIABLES.has(name)) return `got ${JSON.stringify(given)}`;
+  const shown = withoutCredentials(given);
+  return shown === undefined ? 'got a value that is not a URL, not shown' : `got ${JSON.stringify(shown)}`;
+}
+
+/** Validates the raw environment; throws InvalidEnvironmentError naming each bad variable on its own line. */
+export function validateEnvironment(raw: Record<string, unknown>): Environment {
+  const known = Object.keys(new Environment()).concat(
+    'DATABASE_URL',
+    'REDIS_URL',
+    'PUBLIC_BASE_URL',
+    'DEVICE_CREDENTIALS_KEY',
+    'NODE_ENV',
+  );
+  const relevant = Object.fromEntries(
+    Object.entries(raw).filter(([key, value]) => known.includes(key) && value !== undefined),
+  );
+  const env = plainToInstance(Environment, relevant, { exposeDefaultValues: true });
+  const errors = validateSync(env, { skipMissingProperties: false });
+  if (errors.length > 0) {
+    const lines = errors.map((error) => {
+      const message = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
+      return `Invalid environment variable ${error.property}: ${message} (${describeGiven(error.property, raw[error.property])}).`;
+    });
+    throw new InvalidEnvironmentError(lines.join('\n'), errors.map((error) => error.property).join(', '));
+  }
+  return env;
+}

@@ -1,0 +1,54 @@
+import { join } from 'node:path';
+import type { DataSourceOptions } from 'typeorm';
+import { ENTITIES } from '../../entities';
+import { QueryCountingLogger } from './query-counter';
+
+export interface DatabaseSettings {
+  url: string;
+  poolSize: number;
+  /** DATABASE_STATEMENT_TIMEOUT_MS; the migration commands use the default. */
+  statementTimeoutMs?: number;
+}
+
+/** No statement may hold a connection longer than this (OWASP API4: bounded resource use), then 503. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
+/** How much longer than the statement timeout the driver waits for an answer before it gives up on the link. */
+const READ_TIMEOUT_MARGIN_MS = 2_000;
+/** Idle connections are probed from this long on, so a peer that vanished is noticed (TCP keepalive). */
+const KEEPALIVE_DELAY_MS = 10_000;
+
+/** The one description of our database connection, used by the app, the CLI and the migration commands. */
+/**
+ * Every wait on the database is bounded (CONTRACT §2), each bound from the statement timeout T: a statement
+ * runs at most T (PostgreSQL cancels it); an answer that does not come within T + 2 s means a stalled link
+ * (the driver gives up; a link that drops packets never answers and never refuses); a new connection is made,
+ * or a pooled one handed over, within T + 2 s too. While the database is healthy a
+ * connection frees up in milliseconds, so a burst of requests queues for one instead of failing; once it is
+ * gone, requests fail with 503 within those bounds.
+ */
+export function dataSourceOptions({
+  url,
+  poolSize,
+  statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS,
+}: DatabaseSettings): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: [join(__dirname, '..', '..', 'migrations', '*.js')],
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    migrationsRun: false,
+    poolSize,
+    applicationName: 'restaurant-orders-api',
+    logger: new QueryCountingLogger(),
+    extra: {
+      connectionTimeoutMillis: statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
+      statement_timeout: statementTimeoutMs,
+      idle_in_transaction_session_timeout: statementTimeoutMs,
+      query_timeout: statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    },
+  };
+}

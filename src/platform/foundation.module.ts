@@ -1,0 +1,46 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ConfigModule } from '@nestjs/config';
+import type { Logger } from 'pino';
+import { CommonModule } from './formats/formats.module';
+import type { Environment } from './config/environment';
+import { DatabaseModule } from './database/database.module';
+import { LoggingModule } from './logging/logging.module';
+
+export interface FoundationSettings {
+  /** The validated environment. */
+  env: Environment;
+  /** DATABASE_URL, or the URL of the embedded server started for this process. */
+  databaseUrl: string;
+  /** The pino instance everything logs through (the HTTP request logger's, for the API). */
+  logger: Logger;
+  /** Seals device credentials at rest (resolveDeviceCredentialsKey). */
+  deviceCredentialsKey: Buffer;
+}
+
+/** What the API and the CLI both stand on: configuration, logging, the database and the shared formats. */
+@Module({})
+export class FoundationModule {
+  static forRoot({ env, databaseUrl, logger, deviceCredentialsKey }: FoundationSettings): DynamicModule {
+    return {
+      module: FoundationModule,
+      imports: [
+        ConfigModule.forRoot({
+          isGlobal: true,
+          ignoreEnvFile: true,
+          skipProcessEnv: true,
+          load: [() => ({ ...env })],
+        }),
+        LoggingModule.forRoot(logger),
+        DatabaseModule.forRoot({
+          url: databaseUrl,
+          poolSize: env.DATABASE_POOL_SIZE,
+          statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+          runMigrations: env.MIGRATIONS_RUN,
+          deviceCredentialsKey,
+        }),
+        CommonModule.forRoot(deviceCredentialsKey),
+      ],
+      exports: [LoggingModule],
+    };
+  }
+}

@@ -1,0 +1,63 @@
+import { applyDecorators, Controller, Get } from '@nestjs/common';
+import {
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { Public } from '../../kernel/access/access.decorators';
+import { MessageBody } from '../openapi/openapi.decorators';
+import { HealthResponse } from './dto/health.response';
+import { MigrationsHealthIndicator } from './migrations.health';
+
+/** A 503 with the contract's body, written by the exception filter (not the one terminus documents). */
+const ApiUnavailable = (description: string) =>
+  applyDecorators(
+    ApiExtraModels(MessageBody),
+    ApiServiceUnavailableResponse({
+      description,
+      schema: { $ref: getSchemaPath(MessageBody) },
+      example: { message: 'Service unavailable.' },
+    }),
+  );
+
+@ApiTags('health')
+@Public()
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
+    private readonly migrations: MigrationsHealthIndicator,
+  ) {}
+
+  /** The process is up and serving HTTP. Touches nothing else. */
+  @Get('live')
+  @ApiUnavailable('The service is shutting down.')
+  @HealthCheck({ swaggerDocumentation: false })
+  @ApiOkResponse({ type: HealthResponse })
+  @ApiOperation({ operationId: 'getLiveness', summary: 'Liveness: the process answers.', security: [] })
+  live() {
+    return this.health.check([]);
+  }
+
+  /** The service can do its work: the database answers within a second and is migrated. 503 otherwise. */
+  @Get('ready')
+  @ApiUnavailable('The database does not answer.')
+  @HealthCheck({ swaggerDocumentation: false })
+  @ApiOkResponse({ type: HealthResponse })
+  @ApiOperation({
+    operationId: 'getReadiness',
+    summary: 'Readiness: the database answers (503 when it does not).',
+    security: [],
+  })
+  ready() {
+    return this.health.check([
+      () => this.database.pingCheck('database', { timeout: 1_000 }),
+      () => this.migrations.check('migrations'),
+    ]);
+  }
+}
