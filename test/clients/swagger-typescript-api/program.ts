@@ -76,6 +76,7 @@ export async function partner(baseUrl: string, partnerToken: string): Promise<Or
   const testId = Number(test.data.orders[0].order_id);
   const delivered = await api.simulateOrder(testId, { to: 'DELIVERED' });
   await api.simulateOrder(testId, { to: 'COMPLETED' }, ifMatch(delivered));
+  await api.checkOrdersExport({ format: 'ndjson', order_id: String(testId) });
   await api.exportOrders({ format: 'ndjson', order_id: String(testId) });
 
   const events = await api.listEvents({});
