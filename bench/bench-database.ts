@@ -5,7 +5,7 @@ import { type EmbeddedPostgres, startEmbeddedPostgres } from '../src/platform/da
 
 /** Where the bench keeps its own embedded cluster when DATABASE_URL is unset. */
 const BENCH_DATA_DIR = join(__dirname, '..', '.data', 'bench');
-const MIGRATE = join(__dirname, '..', 'dist', 'database', 'migrate.js');
+const MIGRATE = join(__dirname, '..', 'dist', 'platform', 'database', 'migrate.js');
 
 /**
  * The key that seals the bench orders' device credentials (DEVICE_CREDENTIALS_KEY of every process the bench

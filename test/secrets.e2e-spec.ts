@@ -6,7 +6,7 @@ import { runNode } from './harness/run-node';
 import { startService, type RunningService } from './harness/service';
 import { openStoredCredential, TEST_DEVICE_CREDENTIALS_KEY } from './harness/test-database';
 
-const MIGRATE = join(__dirname, '..', 'dist', 'database', 'migrate.js');
+const MIGRATE = join(__dirname, '..', 'dist', 'platform', 'database', 'migrate.js');
 const SEALING_MIGRATION = 'DeviceCredentialsSealed1795346872330';
 const SEALED = /^v1:[\w-]{16}:[\w-]{22}:[\w-]+$/;
 

@@ -160,10 +160,14 @@ describe('readiness means usable', () => {
     const service = await startService({ env: { DATABASE_URL: url, MIGRATIONS_RUN: 'false' } });
     try {
       await request(service.url).get('/health/ready').expect(503, { message: 'Service unavailable.' });
-      const migrated = await runNode(join(__dirname, '..', 'dist', 'database', 'migrate.js'), ['run'], {
-        DATABASE_URL: url,
-        DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
-      });
+      const migrated = await runNode(
+        join(__dirname, '..', 'dist', 'platform', 'database', 'migrate.js'),
+        ['run'],
+        {
+          DATABASE_URL: url,
+          DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
+        },
+      );
       expect(migrated.code).toBe(0);
       await request(service.url).get('/health/ready').expect(200);
     } finally {
