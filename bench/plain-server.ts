@@ -2,7 +2,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import { Pool } from 'pg';
 import { pageJson } from '../src/kernel/pagination';
 import { parseSealingKey, unseal } from '../src/kernel/sealed-secret';
-import { orderJsonTextSelect, withCredentialsText } from '../src/orders/order-json';
+import { orderJsonTextSelect, withCredentialsText } from '../src/orders/persistence/order-json';
 import { BENCH_COMPANY_ID } from './seed';
 
 /**

@@ -47,7 +47,7 @@ const ORDER_FIELDS = [
 ];
 
 /**
- * The order object is built by PostgreSQL (src/orders/order-json.ts): its fields keep the spec's order and
+ * The order object is built by PostgreSQL (src/orders/persistence/order-json.ts): its fields keep the spec's order and
  * its datetimes the service time zone, here one with a 45-minute offset.
  */
 describe('the order object in another service time zone', () => {
