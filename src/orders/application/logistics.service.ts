@@ -10,7 +10,10 @@ import { type OrderState, WITH_LOGISTICS } from '../order-state';
 import type { Order } from '../order.entity';
 import { OrderNotFoundError, OrderStateConflictError } from '../orders.errors';
 import { OrdersRepository } from '../persistence/orders.repository';
-import { assertUnchanged, type OrderWithChildren, OrdersService } from './orders.service';
+import type { LogisticsOrderResponse } from '../dto/logistics-order.response';
+import type { OrderResponse } from '../dto/order.response';
+import { type OrderJsonRow, withCredentials } from '../persistence/order-json';
+import { assertUnchanged, OrdersService } from './orders.service';
 import {
   type DeliveryErrorDto,
   type DetailedStatusDto,
@@ -36,12 +39,13 @@ export class LogisticsService {
     private readonly formats: ApiFormats,
   ) {}
 
-  queue(state: OrderState, offset: number, limit: number): Promise<OrderWithChildren[]> {
-    return this.ordersService.queue(state, offset, limit);
+  async queue(state: OrderState, offset: number, limit: number): Promise<LogisticsOrderResponse[]> {
+    const rows = await this.ordersService.queue(state, offset, limit);
+    return rows.map((row) => this.toResponse(row));
   }
 
   /** PLACED → SENT_TO_LOGISTICS. Already with logistics: a no-op. A test or cancelled order: 409. */
-  async markSent(actor: Actor, orderId: number, expectedVersion?: number): Promise<OrderWithChildren> {
+  async markSent(actor: Actor, orderId: number, expectedVersion?: number): Promise<LogisticsOrderResponse> {
     await this.unitOfWork.transaction(async (manager) => {
       const order = await this.lock(manager, orderId, expectedVersion);
       if (order.test) throw new OrderStateConflictError('A test order is never sent to logistics.');
@@ -50,7 +54,7 @@ export class LogisticsService {
         throw new OrderStateConflictError('The order has been cancelled: it cannot be sent to logistics.');
       await this.facts.markSent(manager, actor, order);
     });
-    return this.ordersService.getById(orderId);
+    return this.toResponse(await this.ordersService.getById(orderId));
   }
 
   /** Creates or replaces one tracking; a delivery date delivers the order, else a dispatch date dispatches it. */
@@ -60,7 +64,7 @@ export class LogisticsService {
     trackingNumber: string,
     input: TrackingDto,
     expectedVersion?: number,
-  ): Promise<{ created: boolean; order: OrderWithChildren }> {
+  ): Promise<{ created: boolean; order: LogisticsOrderResponse }> {
     if (characterCount(trackingNumber) > 255)
       throw fieldError('tracking_number', 'The tracking number may not be greater than 255 characters.');
     if (!isStorableText(trackingNumber))
@@ -88,7 +92,7 @@ export class LogisticsService {
     orderId: number,
     input: DetailedStatusDto,
     expectedVersion?: number,
-  ): Promise<OrderWithChildren> {
+  ): Promise<LogisticsOrderResponse> {
     return this.withLogistics(orderId, expectedVersion, (manager, order) =>
       this.facts.addDetailedStatus(manager, actor, order, {
         status: input.status,
@@ -107,7 +111,7 @@ export class LogisticsService {
     orderId: number,
     input: DeliveryErrorDto,
     expectedVersion?: number,
-  ): Promise<OrderWithChildren> {
+  ): Promise<LogisticsOrderResponse> {
     return this.withLogistics(orderId, expectedVersion, (manager, order) =>
       this.facts.addDeliveryError(manager, actor, order, {
         status: input.status,
@@ -124,7 +128,7 @@ export class LogisticsService {
     orderId: number,
     input: LogisticsPatchDto,
     expectedVersion?: number,
-  ): Promise<OrderWithChildren> {
+  ): Promise<LogisticsOrderResponse> {
     if (input.serial_number === undefined && input.final_completion_date === undefined)
       throw fieldError('body', 'Give serial_number, final_completion_date or both.');
     return this.withLogistics(orderId, expectedVersion, (manager, order) =>
@@ -141,7 +145,7 @@ export class LogisticsService {
     orderId: number,
     expectedVersion: number | undefined,
     record: (manager: EntityManager, order: Order) => Promise<unknown>,
-  ): Promise<OrderWithChildren> {
+  ): Promise<LogisticsOrderResponse> {
     await this.unitOfWork.transaction(async (manager) => {
       const order = await this.lock(manager, orderId, expectedVersion);
       if (order.test) throw new OrderStateConflictError('A test order is never processed by logistics.');
@@ -152,7 +156,7 @@ export class LogisticsService {
       }
       await record(manager, order);
     });
-    return this.ordersService.getById(orderId);
+    return this.toResponse(await this.ordersService.getById(orderId));
   }
 
   private async lock(
@@ -164,6 +168,11 @@ export class LogisticsService {
     if (!order) throw new OrderNotFoundError();
     assertUnchanged(order, expectedVersion);
     return order;
+  }
+
+  /** The order as logistics sees it: the partner's order object, plus whose it is and its version. */
+  private toResponse(row: OrderJsonRow<OrderResponse>): LogisticsOrderResponse {
+    return { ...withCredentials(row, this.formats), company_id: row.company_id, version: row.version };
   }
 
   private at(value: string | null | undefined): Date | null {

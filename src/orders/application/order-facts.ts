@@ -5,11 +5,7 @@ import { AuditService } from '../../audit/audit.service';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { EventsService } from '../../outbox/events.service';
 import { type EventDraft, type OrderAfterChange, orderEvents } from '../../outbox/order-events';
-import {
-  deliveryErrorResponse,
-  detailedStatusResponse,
-  trackingResponse,
-} from '../dto/order.response';
+import { deliveryErrorResponse, detailedStatusResponse, trackingResponse } from '../dto/order.response';
 import type { DeliveryError, DetailedStatus } from '../order-children.entities';
 import { nextState, type OrderState } from '../order-state';
 import type { Order } from '../order.entity';

@@ -1,11 +1,26 @@
 import type { ApiFormats } from '../../platform/formats/api-formats';
 import { MAX_DB_INTEGER } from '../../kernel/db-integer.validator';
-import type { ListOrdersQuery } from '../http/dto/list-orders.query';
+import type { OrderState, OrderType } from '../order-state';
 import type { OrderFilter } from '../persistence/orders.repository';
+
+/** The filters of a list (or export) query as they arrive (ListOrdersQuery, ExportOrdersQuery). */
+export interface OrderFilterQuery {
+  order_id?: string;
+  created_from?: string;
+  created_to?: string;
+  tracking_number?: string;
+  delivered?: boolean;
+  delivered_from?: string;
+  delivered_to?: string;
+  order_type?: OrderType;
+  state?: OrderState;
+  updated_from?: string;
+  updated_to?: string;
+}
 
 /** The filters of a list (or export) query, parsed: datetimes in the service time zone. */
 export function toOrderFilter(
-  query: Omit<ListOrdersQuery, 'page' | 'per_page'>,
+  query: OrderFilterQuery,
   formats: Pick<ApiFormats, 'parseDateTime'>,
 ): OrderFilter {
   const at = (value: string | undefined) =>

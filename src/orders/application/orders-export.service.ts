@@ -2,9 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { stringify } from 'csv-stringify/sync';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { withCredentials } from '../persistence/order-json';
-import type { OrderFilter } from '../persistence/orders.repository';
 import type { ExportFormat } from '../http/dto/export-orders.query';
 import { type ExportRow, OrdersExportRepository } from '../persistence/orders-export.repository';
+import { ExportSlots, type ReleaseSlot } from './export-slots';
+import { type OrderFilterQuery, toOrderFilter } from './order-filter';
+
+export { EXPORTS_PER_COMPANY } from './export-slots';
 
 /** Orders per batch: one statement each; large enough to amortise it, small enough to keep memory flat. */
 export const EXPORT_BATCH_SIZE = 1_000;
@@ -72,15 +75,22 @@ const toCsv = (records: unknown[][], header: boolean): string =>
 export class OrdersExportService {
   constructor(
     private readonly exports: OrdersExportRepository,
+    private readonly slots: ExportSlots,
     private readonly formats: ApiFormats,
   ) {}
+
+  /** One of the company's export slots (null when all are taken, on any instance), held until released. */
+  takeSlot(companyId: number): Promise<ReleaseSlot | null> {
+    return this.slots.take(companyId);
+  }
 
   /**
    * The file in chunks of one batch each. The first batch is read before anything is produced, so a failure
    * to read surfaces before the response has started; the next is read only when the consumer asks for more.
    */
-  async *chunks(companyId: number, filter: OrderFilter, format: ExportFormat): AsyncGenerator<string> {
+  async *chunks(companyId: number, query: OrderFilterQuery, format: ExportFormat): AsyncGenerator<string> {
     const csv = format === 'csv';
+    const filter = toOrderFilter(query, this.formats);
     let rows = await this.exports.batch(companyId, filter, null, EXPORT_BATCH_SIZE, csv);
     yield csv
       ? toCsv(

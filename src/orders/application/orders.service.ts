@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { Actor } from '../../kernel/access/actor';
 import { AuditService } from '../../audit/audit.service';
 import { CompaniesRepository } from '../../companies/companies.repository';
+import { ApiFormats } from '../../platform/formats/api-formats';
 import { DeviceCredentials } from '../../platform/formats/device-credentials';
 import { fieldError } from '../../kernel/domain-error';
 import { UnitOfWork } from '../../platform/database/unit-of-work';
@@ -10,16 +11,23 @@ import { EventsService } from '../../outbox/events.service';
 import { orderEvents } from '../../outbox/order-events';
 import type { OrderResponse } from '../dto/order.response';
 import { PLACEMENT_FIELDS, type PlacementField } from '../http/dto/place-order.dto';
-import type { OrderJsonRow, OrderJsonTextRow } from '../persistence/order-json';
+import { type OrderJsonRow, withCredentials, withCredentialsText } from '../persistence/order-json';
 import { changedFields, type OrderFieldValues, toFieldValues, toStoredFields } from '../domain/order-fields';
 import { canTransition, isEditable, type OrderState } from '../order-state';
 import type { Order } from '../order.entity';
 import { OrderChangedError, OrderNotEditableError, OrderNotFoundError } from '../orders.errors';
-import { type OrderFilter, OrdersRepository } from '../persistence/orders.repository';
+import { OrdersRepository } from '../persistence/orders.repository';
+import { type OrderFilterQuery, toOrderFilter } from './order-filter';
 import { OrderValidator } from './order-validator';
 
 /** An order with its arrays, as its response object built by PostgreSQL (see order-json.ts). */
 export type OrderWithChildren = OrderJsonRow<OrderResponse>;
+
+/** A response body with the version of the order it shows (the ETag). */
+export interface Versioned<Body> {
+  body: Body;
+  version: number;
+}
 
 /** If-Match: a write that names a version the order no longer has is refused (412), never applied. */
 export function assertUnchanged(order: Order, expectedVersion: number | undefined): void {
@@ -51,6 +59,7 @@ export class OrdersService {
     private readonly audit: AuditService,
     private readonly events: EventsService,
     private readonly credentials: DeviceCredentials,
+    private readonly formats: ApiFormats,
   ) {}
 
   /**
@@ -174,8 +183,19 @@ export class OrdersService {
   }
 
   /** The same as its response text, to be sent as it is. */
-  async getText(companyId: number, orderId: number): Promise<OrderJsonTextRow> {
-    return found(await this.orders.findJsonTextOfCompany(orderId, companyId));
+  async getText(companyId: number, orderId: number): Promise<Versioned<string>> {
+    const row = found(await this.orders.findJsonTextOfCompany(orderId, companyId));
+    return { body: withCredentialsText(row, this.formats), version: row.version };
+  }
+
+  /** The company's order as its response body (the device credentials opened), with its version. */
+  async present(
+    companyId: number,
+    orderId: number,
+    manager?: EntityManager,
+  ): Promise<Versioned<OrderResponse>> {
+    const row = await this.get(companyId, orderId, manager);
+    return { body: withCredentials(row, this.formats), version: row.version };
   }
 
   /** Any company's order (logistics). */
@@ -188,9 +208,10 @@ export class OrdersService {
     return this.orders.queue(state, offset, limit);
   }
 
-  /** A page of the company's orders with their arrays: one statement whatever the page size. */
-  list(companyId: number, filter: OrderFilter, offset: number, limit: number): Promise<OrderJsonTextRow[]> {
-    return this.orders.list(companyId, filter, offset, limit);
+  /** A page of the company's orders as their response texts: one statement whatever the page size. */
+  async list(companyId: number, query: OrderFilterQuery, offset: number, limit: number): Promise<string[]> {
+    const rows = await this.orders.list(companyId, toOrderFilter(query, this.formats), offset, limit);
+    return rows.map((row) => withCredentialsText(row, this.formats));
   }
 
   private async companySite(companyId: number, manager: EntityManager): Promise<string> {

@@ -7,7 +7,8 @@ import { OrderFacts } from './order-facts';
 import type { Order } from '../order.entity';
 import { OrderNotEditableError, OrderNotFoundError, OrderStateConflictError } from '../orders.errors';
 import { OrdersRepository } from '../persistence/orders.repository';
-import { assertUnchanged, type OrderWithChildren, OrdersService } from './orders.service';
+import type { OrderResponse } from '../dto/order.response';
+import { assertUnchanged, OrdersService, type Versioned } from './orders.service';
 import { type SimulationStep, type SimulationTarget, simulationSteps } from '../domain/simulation';
 
 /** Where the details of what the sandbox records say that it was simulated. */
@@ -44,7 +45,7 @@ export class SandboxService {
     orderId: number,
     to: SimulationTarget,
     expectedVersion?: number,
-  ): Promise<OrderWithChildren> {
+  ): Promise<Versioned<OrderResponse>> {
     let moved = false;
     for (;;) {
       const step = await this.unitOfWork.transaction(async (manager) => {
@@ -71,7 +72,7 @@ export class SandboxService {
     }
     // Through the unit of work: under an Idempotency-Key the steps are not committed yet, and the answer
     // (stored to be replayed) must be the order they made.
-    return this.unitOfWork.statement((manager) => this.ordersService.get(companyId, orderId, manager));
+    return this.unitOfWork.statement((manager) => this.ordersService.present(companyId, orderId, manager));
   }
 
   /** The step's fact, then the detailed status logistics reports with it. */

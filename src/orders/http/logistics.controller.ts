@@ -16,7 +16,6 @@ import { IfMatchVersion } from '../../platform/http/if-match.decorator';
 import { ApiErrorResponses, ApiPageResponse, ETAG_HEADER } from '../../platform/openapi/openapi.decorators';
 import { type Page, pageWindow } from '../../kernel/pagination';
 import { IF_MATCH, orderIdParam } from './order-params';
-import type { OrderWithChildren } from '../application/orders.service';
 import {
   ApiTrackingNumberParam,
   DeliveryErrorDto,
@@ -24,7 +23,7 @@ import {
   LogisticsPatchDto,
   TrackingDto,
 } from './dto/logistics.dto';
-import { LogisticsOrderResponse, toLogisticsOrder } from './dto/logistics-order.response';
+import { LogisticsOrderResponse } from '../dto/logistics-order.response';
 import { QueueQuery } from './dto/queue.query';
 import { LogisticsService } from '../application/logistics.service';
 
@@ -46,12 +45,7 @@ export class LogisticsController {
   @ApiErrorResponses(400, 401, 403, 429)
   async queue(@Query() query: QueueQuery, @Req() request: Request): Promise<Page<LogisticsOrderResponse>> {
     const { offset, limit } = pageWindow(query);
-    const rows = await this.logistics.queue(query.state, offset, limit);
-    return this.formats.page(
-      rows.map((row) => toLogisticsOrder(row, this.formats)),
-      query,
-      request,
-    );
+    return this.formats.page(await this.logistics.queue(query.state, offset, limit), query, request);
   }
 
   /** PLACED → SENT_TO_LOGISTICS. Repeating it changes nothing; a test or cancelled order is a 409. */
@@ -150,8 +144,8 @@ export class LogisticsController {
     return this.respond(response, await this.logistics.patch(actor, id, body, version));
   }
 
-  private respond(response: Response, entry: OrderWithChildren): LogisticsOrderResponse {
-    setVersionEtag(response, entry.version);
-    return toLogisticsOrder(entry, this.formats);
+  private respond(response: Response, order: LogisticsOrderResponse): LogisticsOrderResponse {
+    setVersionEtag(response, order.version);
+    return order;
   }
 }

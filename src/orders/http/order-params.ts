@@ -15,4 +15,3 @@ export const IF_MATCH = {
     '`*` (or no header) writes whatever the version.',
   schema: { type: 'string', maxLength: HEADER_MAX_LENGTH, pattern: IF_MATCH_PATTERN.source, example: '"3"' },
 };
-

@@ -2,16 +2,17 @@ import { Controller, Get, Head, Query, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { CurrentPrincipal, Roles } from '../../kernel/access/access.decorators';
-import type { Principal } from '../../kernel/access/principal';
-import { ApiFormats } from '../../platform/formats/api-formats';
+import { Roles } from '../../kernel/access/access.decorators';
 import { DomainError } from '../../kernel/domain-error';
 import { ApiErrorResponses, MessageBody, RATE_HEADERS } from '../../platform/openapi/openapi.decorators';
 import type { Environment } from '../../platform/config/environment';
-import { toOrderFilter } from '../application/order-filter';
-import { EXPORTS_PER_COMPANY, ExportSlots } from '../application/export-slots';
 import { type ExportFormat, ExportOrdersQuery } from './dto/export-orders.query';
-import { EXPORT_MEDIA_TYPES, OrdersExportService } from '../application/orders-export.service';
+import {
+  EXPORT_MEDIA_TYPES,
+  EXPORTS_PER_COMPANY,
+  OrdersExportService,
+} from '../application/orders-export.service';
+import { CompanyId } from './company-id.decorator';
 import { type Download, sendDownload, startDownload } from './send-download';
 
 const CSV_EXAMPLE =
@@ -42,8 +43,6 @@ export class OrdersExportController {
 
   constructor(
     private readonly exports: OrdersExportService,
-    private readonly slots: ExportSlots,
-    private readonly formats: ApiFormats,
     config: ConfigService<Environment, true>,
   ) {
     this.stallTimeoutMs = config.get('EXPORT_STALL_TIMEOUT_MS', { infer: true });
@@ -121,19 +120,17 @@ export class OrdersExportController {
   })
   @ApiErrorResponses(400, 401, 403)
   async export(
-    @CurrentPrincipal() principal: Principal,
+    @CompanyId() companyId: number,
     @Query() query: ExportOrdersQuery,
     @Res() response: Response,
   ): Promise<void> {
-    const companyId = principal.companyId!;
-    const filter = toOrderFilter(query, this.formats);
-    const release = await this.slots.take(companyId);
+    const release = await this.exports.takeSlot(companyId);
     if (!release) {
       response.setHeader('Retry-After', EXPORTS_BUSY_RETRY_AFTER_SECONDS);
       throw new DomainError('RATE_LIMITED');
     }
     try {
-      const chunks = this.exports.chunks(companyId, filter, query.format);
+      const chunks = this.exports.chunks(companyId, query, query.format);
       await sendDownload(response, chunks, this.download(query.format), this.stallTimeoutMs);
     } finally {
       await release();

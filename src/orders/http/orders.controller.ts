@@ -10,8 +10,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Actor } from '../../kernel/access/actor';
-import { CurrentActor, CurrentPrincipal, Roles } from '../../kernel/access/access.decorators';
-import type { Principal } from '../../kernel/access/principal';
+import { CurrentActor, Roles } from '../../kernel/access/access.decorators';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { setVersionEtag } from '../../kernel/if-match';
 import { IfMatchVersion } from '../../platform/http/if-match.decorator';
@@ -27,9 +26,8 @@ import {
 import { Idempotent } from '../../idempotency/idempotency.interceptor';
 import { PlaceOrderDto } from './dto/place-order.dto';
 import { UpdateOrderDto } from './dto/update-order.dto';
-import { withCredentialsText } from '../persistence/order-json';
-import { toOrderFilter } from '../application/order-filter';
 import { OrdersService } from '../application/orders.service';
+import { CompanyId } from './company-id.decorator';
 import { IF_MATCH, orderIdParam } from './order-params';
 
 /** The partner's orders (spec §4.1–4.3, 4.6). Every query is scoped by the token's company. */
@@ -58,10 +56,10 @@ export class OrdersController {
   @ApiErrorResponses(400, 401, 403, 409, 413, 422, 429)
   async place(
     @CurrentActor() actor: Actor,
-    @CurrentPrincipal() principal: Principal,
+    @CompanyId() companyId: number,
     @Body() body: unknown,
   ): Promise<OrderWriteResponse> {
-    const order = await this.orders.place(actor, principal.companyId!, body);
+    const order = await this.orders.place(actor, companyId, body);
     return { message: 'Order created.', orders: [toOrderSummary(order, 'string')] };
   }
 
@@ -74,23 +72,14 @@ export class OrdersController {
   @ApiPageResponse(OrderListItemResponse)
   @ApiErrorResponses(400, 401, 403, 429)
   async list(
-    @CurrentPrincipal() principal: Principal,
+    @CompanyId() companyId: number,
     @Query() query: ListOrdersQuery,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string> {
     const { offset, limit } = pageWindow(query);
-    const rows = await this.orders.list(
-      principal.companyId!,
-      toOrderFilter(query, this.formats),
-      offset,
-      limit,
-    );
-    const page = this.formats.page(
-      rows.map((row) => withCredentialsText(row, this.formats)),
-      query,
-      request,
-    );
+    const orders = await this.orders.list(companyId, query, offset, limit);
+    const page = this.formats.page(orders, query, request);
     response.type('application/json');
     return pageJson(page);
   }
@@ -101,12 +90,12 @@ export class OrdersController {
   @ApiPageResponse(OrderListItemResponse)
   @ApiErrorResponses(400, 401, 403, 429)
   listAtOrdersPath(
-    @CurrentPrincipal() principal: Principal,
+    @CompanyId() companyId: number,
     @Query() query: ListOrdersQuery,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string> {
-    return this.list(principal, query, request, response);
+    return this.list(companyId, query, request, response);
   }
 
   /**
@@ -118,14 +107,14 @@ export class OrdersController {
   @ApiOkResponse({ type: OrderResponse, headers: ETAG_HEADER })
   @ApiErrorResponses(401, 403, 404, 429)
   async get(
-    @CurrentPrincipal() principal: Principal,
+    @CompanyId() companyId: number,
     @Param('id', orderIdParam()) id: number,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string> {
-    const order = await this.orders.getText(principal.companyId!, id);
+    const order = await this.orders.getText(companyId, id);
     setVersionEtag(response, order.version);
     response.type('application/json');
-    return withCredentialsText(order, this.formats);
+    return order.body;
   }
 
   /** Changes an order that has not been sent to logistics (state PLACED or TEST); 409 afterwards. */
@@ -146,13 +135,13 @@ export class OrdersController {
   @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 422, 429)
   async update(
     @CurrentActor() actor: Actor,
-    @CurrentPrincipal() principal: Principal,
+    @CompanyId() companyId: number,
     @Param('id', orderIdParam()) id: number,
     @Body() body: unknown,
     @IfMatchVersion() version: number | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<OrderWriteResponse> {
-    const order = await this.orders.update(actor, principal.companyId!, id, body, version);
+    const order = await this.orders.update(actor, companyId, id, body, version);
     setVersionEtag(response, order.version);
     return { message: 'Order updated.', orders: [toOrderSummary(order, 'integer')] };
   }
@@ -174,12 +163,12 @@ export class OrdersController {
   @ApiErrorResponses(400, 401, 403, 404, 409, 412, 422, 429)
   async cancel(
     @CurrentActor() actor: Actor,
-    @CurrentPrincipal() principal: Principal,
+    @CompanyId() companyId: number,
     @Param('id', orderIdParam()) id: number,
     @IfMatchVersion() version: number | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<OrderWriteResponse> {
-    const order = await this.orders.cancel(actor, principal.companyId!, id, version);
+    const order = await this.orders.cancel(actor, companyId, id, version);
     setVersionEtag(response, order.version);
     return { message: 'Order cancelled.', orders: [toOrderSummary(order, 'integer')] };
   }

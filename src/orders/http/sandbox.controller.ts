@@ -2,15 +2,13 @@ import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Actor } from '../../kernel/access/actor';
-import { CurrentActor, CurrentPrincipal, Roles } from '../../kernel/access/access.decorators';
-import type { Principal } from '../../kernel/access/principal';
-import { ApiFormats } from '../../platform/formats/api-formats';
+import { CurrentActor, Roles } from '../../kernel/access/access.decorators';
 import { setVersionEtag } from '../../kernel/if-match';
 import { IfMatchVersion } from '../../platform/http/if-match.decorator';
 import { ApiErrorResponses, ETAG_HEADER } from '../../platform/openapi/openapi.decorators';
 import { Idempotent } from '../../idempotency/idempotency.interceptor';
 import { OrderResponse } from '../dto/order.response';
-import { withCredentials } from '../persistence/order-json';
+import { CompanyId } from './company-id.decorator';
 import { IF_MATCH, orderIdParam } from './order-params';
 import { SimulateOrderDto } from './dto/simulate-order.dto';
 import { SandboxService } from '../application/sandbox.service';
@@ -21,10 +19,7 @@ import { SandboxService } from '../application/sandbox.service';
 @Roles('partner')
 @Controller('api/v2')
 export class SandboxController {
-  constructor(
-    private readonly sandbox: SandboxService,
-    private readonly formats: ApiFormats,
-  ) {}
+  constructor(private readonly sandbox: SandboxService) {}
 
   /**
    * Moves one of your TEST orders to `to`, step by step, recording what logistics would report on the way, so
@@ -45,14 +40,14 @@ export class SandboxController {
   @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 422, 429)
   async simulate(
     @CurrentActor() actor: Actor,
-    @CurrentPrincipal() principal: Principal,
+    @CompanyId() companyId: number,
     @Param('id', orderIdParam()) id: number,
     @Body() body: SimulateOrderDto,
     @IfMatchVersion() version: number | undefined,
     @Res({ passthrough: true }) response: Response,
   ): Promise<OrderResponse> {
-    const order = await this.sandbox.simulate(actor, principal.companyId!, id, body.to, version);
+    const order = await this.sandbox.simulate(actor, companyId, id, body.to, version);
     setVersionEtag(response, order.version);
-    return withCredentials(order, this.formats);
+    return order.body;
   }
 }
