@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
 import {
+  getMetadataStorage,
   IsBoolean,
   IsDefined,
   IsEmail,
@@ -196,35 +197,17 @@ export class PlaceOrderDto {
   details?: string | null;
 }
 
-/** The fields a partner may send, in the spec's order: placement takes them all, update any subset. */
-export const PLACEMENT_FIELDS = [
-  'first_name',
-  'last_name',
-  'consignee',
-  'email',
-  'phone',
-  'zip',
-  'city',
-  'street',
-  'house_number',
-  'floor',
-  'door',
-  'opening_hours',
-  'country',
-  'product_id',
-  'product_variation_id',
-  'login',
-  'password',
-  'order_type',
-  'original_order_id',
-  'test',
-  'note',
-  'corrected_order_ID',
-  'merchant_id',
-  'oms_user_id',
-  'retail',
-  'dinein',
-  'shop_number',
-  'details',
-] as const satisfies readonly (keyof PlaceOrderDto)[];
-export type PlacementField = (typeof PLACEMENT_FIELDS)[number];
+export type PlacementField = keyof PlaceOrderDto;
+
+/**
+ * The fields a partner may send, in the spec's order: placement takes them all, update any subset. Read from
+ * the DTO's own validation metadata (every field has a rule, in declaration order), so a field added to the
+ * DTO is a placement field without another list to keep in step.
+ */
+export const PLACEMENT_FIELDS: readonly PlacementField[] = [
+  ...new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(PlaceOrderDto, '', true, false)
+      .map((metadata) => metadata.propertyName as PlacementField),
+  ),
+];
