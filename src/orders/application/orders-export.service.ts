@@ -4,6 +4,7 @@ import { ApiFormats } from '../../platform/formats/api-formats';
 import { withCredentials } from '../persistence/order-json';
 import type { ExportFormat } from '../http/dto/export-orders.query';
 import { type ExportRow, OrdersExportRepository } from '../persistence/orders-export.repository';
+import { ORDER_CSV_COLUMNS, type OrderCsvColumn } from '../persistence/order-view';
 import { ExportSlots, type ReleaseSlot } from './export-slots';
 import { type OrderFilterQuery, toOrderFilter } from './order-filter';
 
@@ -11,42 +12,6 @@ export { EXPORTS_PER_COMPANY } from './export-slots';
 
 /** Orders per batch: one statement each; large enough to amortise it, small enough to keep memory flat. */
 export const EXPORT_BATCH_SIZE = 1_000;
-
-/**
- * CONTRACT §4.10: the scalar fields of the order object in spec §2.3's order, then state, test, the tracking
- * numbers (space-separated), the latest delivery date and updated_at.
- */
-export const CSV_COLUMNS = [
-  'order_id',
-  'order_ref',
-  'created_at',
-  'first_name',
-  'last_name',
-  'consignee',
-  'email',
-  'phone',
-  'zip',
-  'city',
-  'street',
-  'house_number',
-  'floor',
-  'door',
-  'opening_hours',
-  'product_id',
-  'product_variation_id',
-  'login',
-  'password',
-  'final_completion_date',
-  'order_type',
-  'original_order_id',
-  'serial_number',
-  'merchant_id',
-  'state',
-  'test',
-  'tracking_numbers',
-  'delivered_at',
-  'updated_at',
-] as const;
 
 export const EXPORT_MEDIA_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -62,13 +27,49 @@ export const EXPORT_MEDIA_TYPES: Record<ExportFormat, string> = {
 const toCsv = (records: unknown[][], header: boolean): string =>
   stringify(records, {
     header,
-    columns: [...CSV_COLUMNS],
+    columns: ORDER_CSV_COLUMNS,
     record_delimiter: 'windows',
     // With record_delimiter set, csv-stringify quotes only fields holding CRLF itself unless told otherwise.
     quote_record_delimiter: true,
     escape_formulas: true,
     cast: { boolean: (value) => String(value) },
   });
+
+/** A delivered order as a row of the file: the example of the API documentation. */
+const EXAMPLE_ORDER: Record<OrderCsvColumn, string | number | boolean | null> = {
+  order_id: 123,
+  order_ref: 'SK-0000123',
+  created_at: '2026-11-22T07:30',
+  first_name: 'Jana',
+  last_name: 'Nováková',
+  consignee: 'Bistro Group s.r.o.',
+  email: 'jana.novakova@example.com',
+  phone: '+421900123456',
+  zip: '81101',
+  city: 'Bratislava',
+  street: 'Obchodná',
+  house_number: '12',
+  floor: '2',
+  door: 'B',
+  opening_hours: 'Mo-Fr 10:00-22:00',
+  product_id: 2,
+  product_variation_id: 4,
+  login: 'bistro-12',
+  password: 'device-secret',
+  final_completion_date: null,
+  order_type: 'REGULAR',
+  original_order_id: null,
+  serial_number: null,
+  merchant_id: 'M-4411',
+  state: 'DELIVERED',
+  test: false,
+  tracking_numbers: 'PKG123456789',
+  delivered_at: '2026-11-23T10:15',
+  updated_at: '2026-11-23T10:15',
+};
+
+/** The header row and one example row, written as the export writes them. */
+export const CSV_EXAMPLE = toCsv([ORDER_CSV_COLUMNS.map((column) => EXAMPLE_ORDER[column])], true);
 
 /** The company's orders as the export file, produced lazily, batch by batch, newest first. */
 @Injectable()
@@ -119,11 +120,11 @@ export class OrdersExportService {
 
   private csvRecord(row: ExportRow): unknown[] {
     const order = withCredentials(row, this.formats);
-    const fields: Record<(typeof CSV_COLUMNS)[number], unknown> = {
+    const fields: Record<OrderCsvColumn, unknown> = {
       ...order,
       tracking_numbers: order.trackings.map((tracking) => tracking.tracking_number).join(' '),
       delivered_at: row.delivered_at ?? null,
     };
-    return CSV_COLUMNS.map((column) => fields[column]);
+    return ORDER_CSV_COLUMNS.map((column) => fields[column]);
   }
 }

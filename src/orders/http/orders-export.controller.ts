@@ -8,20 +8,13 @@ import { ApiErrorResponses, MessageBody, RATE_HEADERS } from '../../platform/ope
 import type { Environment } from '../../platform/config/environment';
 import { type ExportFormat, ExportOrdersQuery } from './dto/export-orders.query';
 import {
+  CSV_EXAMPLE,
   EXPORT_MEDIA_TYPES,
   EXPORTS_PER_COMPANY,
   OrdersExportService,
 } from '../application/orders-export.service';
 import { CompanyId } from './company-id.decorator';
 import { type Download, sendDownload, startDownload } from './send-download';
-
-const CSV_EXAMPLE =
-  'order_id,order_ref,created_at,first_name,last_name,consignee,email,phone,zip,city,street,house_number,floor,' +
-  'door,opening_hours,product_id,product_variation_id,login,password,final_completion_date,order_type,' +
-  'original_order_id,serial_number,merchant_id,state,test,tracking_numbers,delivered_at,updated_at\r\n' +
-  '123,SK-0000123,2026-11-22T07:30,Jana,Nováková,Bistro Group s.r.o.,jana.novakova@example.com,' +
-  "'+421900123456,81101,Bratislava,Obchodná,12,2,B,Mo-Fr 10:00-22:00,2,4,bistro-12,device-secret,,REGULAR,,," +
-  'M-4411,DELIVERED,false,PKG123456789,2026-11-23T10:15,2026-11-23T10:15\r\n';
 
 /** What a company whose exports are all running is told to wait before it starts another. */
 const EXPORTS_BUSY_RETRY_AFTER_SECONDS = 10;

@@ -3,7 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import type { OrderListItemResponse } from '../dto/order.response';
-import { apiDateTimeSql, type OrderJsonRow, orderJsonSelect } from './order-json';
+import { type OrderJsonRow, orderJsonSelect } from './order-json';
+import { apiDateTimeSql } from './order-view';
 import { type OrderFilter, OrdersRepository } from './orders.repository';
 
 /** Where a batch ends: the last order's created_at at full precision (ISO 8601, UTC) and id. */

@@ -29,12 +29,6 @@ export interface OrderFilter {
   updatedTo?: Date;
 }
 
-/** A partner's read of one of its orders (GET /order/{id}), as the response text: the most frequent read. */
-const ORDER_TEXT_OF_COMPANY: PreparedStatement = {
-  name: 'order_text_of_company',
-  text: `SELECT ${orderJsonTextSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
-};
-
 /** What a placement writes to its order row; every other column takes its default. */
 export type PlacedOrder = StoredFields & Pick<Order, 'companyId' | 'site' | 'state'>;
 
@@ -52,6 +46,11 @@ interface PlacedRow {
 export class OrdersRepository {
   /** The placement statement (see `place`), built once from the entity's column names. */
   private placement?: PreparedStatement;
+  /**
+   * A partner's read of one of its orders (GET /order/{id}), as the response text: the most frequent read.
+   * Built on first use, once every module has contributed its fields to the order view.
+   */
+  private orderTextOfCompany?: PreparedStatement;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -160,7 +159,11 @@ export class OrdersRepository {
 
   /** The same as its response text, to be sent as it is. */
   async findJsonTextOfCompany(id: number, companyId: number): Promise<OrderJsonTextRow | null> {
-    const rows = await this.prepared.rows<OrderJsonTextRow>(ORDER_TEXT_OF_COMPANY, [
+    this.orderTextOfCompany ??= {
+      name: 'order_text_of_company',
+      text: `SELECT ${orderJsonTextSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
+    };
+    const rows = await this.prepared.rows<OrderJsonTextRow>(this.orderTextOfCompany, [
       id,
       companyId,
       this.formats.timeZone,
