@@ -7,9 +7,9 @@ import { EventsService } from '../../outbox/events.service';
 import { type EventDraft, type OrderAfterChange, orderEvents } from '../../outbox/order-events';
 import { deliveryErrorResponse, detailedStatusResponse, trackingResponse } from '../dto/order.response';
 import type { DeliveryError, DetailedStatus } from '../order-children.entities';
-import { nextState, type OrderState } from '../order-state';
+import type { OrderState } from '../order-state';
 import type { Order } from '../order.entity';
-import { OrderStateConflictError } from '../orders.errors';
+import { stateAfterCompletion, stateAfterDeliveryError, stateAfterTracking } from '../domain/logistics-facts';
 import { OrdersRepository } from '../persistence/orders.repository';
 import { OrderFactsRepository, type TrackingValues } from '../persistence/order-facts.repository';
 
@@ -66,11 +66,10 @@ export class OrderFacts {
     tracking: TrackingValues,
   ): Promise<{ created: boolean; order: Order }> {
     const created = await this.facts.upsertTracking(manager, order, trackingNumber, tracking);
-    const target = tracking.deliveryDate ? 'DELIVERED' : tracking.dispatchDate ? 'DISPATCHED' : order.state;
     const after = await this.apply(manager, actor, order, {
       action: created ? 'order.tracking_added' : 'order.tracking_replaced',
       changedFields: ['trackings'],
-      state: nextState(order.state, target) ?? order.state,
+      state: stateAfterTracking(order.state, tracking),
       event: (changed) =>
         orderEvents.tracking(
           changed,
@@ -104,11 +103,7 @@ export class OrderFacts {
     order: Order,
     input: DeliveryErrorFact,
   ): Promise<Order> {
-    const state =
-      input.resolution === 'Cancel'
-        ? (nextState(order.state, 'CANCELLED') ??
-          refuse(`The order is ${order.state}: a delivery error can no longer cancel it.`))
-        : order.state;
+    const state = stateAfterDeliveryError(order.state, input.resolution);
     const deliveryError = { ...input, orderId: order.id };
     await this.facts.insertDeliveryError(manager, deliveryError);
     return this.apply(manager, actor, order, {
@@ -124,10 +119,7 @@ export class OrderFacts {
     const given = (Object.keys(COMPLETION_FIELDS) as (keyof CompletionFact)[])
       .filter((field) => values[field] !== undefined)
       .map((field) => COMPLETION_FIELDS[field]);
-    const state = values.finalCompletionDate
-      ? (nextState(order.state, 'COMPLETED') ??
-        refuse(`The order is ${order.state}: it can be completed only once delivered.`))
-      : order.state;
+    const state = stateAfterCompletion(order.state, Boolean(values.finalCompletionDate));
     return this.apply(manager, actor, order, {
       action: 'order.logistics_updated',
       changedFields: given,
@@ -163,8 +155,4 @@ export class OrderFacts {
     ]);
     return after;
   }
-}
-
-function refuse(message: string): never {
-  throw new OrderStateConflictError(message);
 }
