@@ -1,4 +1,7 @@
 import { oneOf } from '../../kernel/check-constraint';
+import type { ApiFormats } from '../../platform/formats/api-formats';
+import type { DeliveryErrorResponse, DetailedStatusResponse, TrackingResponse } from '../dto/order.response';
+import type { DeliveryError, DetailedStatus, Tracking } from '../order-children.entities';
 import { orderRefSql } from '../order-rules';
 import { EDITABLE_STATES } from '../order-state';
 
@@ -43,6 +46,82 @@ export const jsonArraySql = (
   `(SELECT coalesce('[' || string_agg(row_to_json(j)::text, ',' ORDER BY ${order}) || ']', '[]')::json
       FROM ${from} ${alias} CROSS JOIN LATERAL (SELECT ${jsonFieldsSql(pairs)}) j WHERE ${where})`;
 
+/** A field of a child object of the order: its key, the column and the entity property it comes from. */
+interface ChildField<Row> {
+  key: string;
+  column: string;
+  property: keyof Row & string;
+  dateTime?: true;
+}
+
+/** A tracking, in its objects' key order: the order's `trackings` and the events' `tracking`. */
+const TRACKING_FIELDS = [
+  { key: 'status_date', column: 'status_date', property: 'statusDate', dateTime: true },
+  { key: 'status', column: 'status', property: 'status' },
+  { key: 'dispatch_date', column: 'dispatch_date', property: 'dispatchDate', dateTime: true },
+  { key: 'delivery_date', column: 'delivery_date', property: 'deliveryDate', dateTime: true },
+  { key: 'tracking_number', column: 'tracking_number', property: 'trackingNumber' },
+  { key: 'tracking_link', column: 'tracking_link', property: 'trackingLink' },
+] as const satisfies readonly ChildField<Tracking>[];
+
+/** A detailed status: the order's latest `detailed_status` and the events' `detailed_status`. */
+const DETAILED_STATUS_FIELDS = [
+  { key: 'status_date', column: 'status_date', property: 'statusDate', dateTime: true },
+  { key: 'status', column: 'status', property: 'status' },
+  { key: 'location', column: 'location', property: 'location' },
+  { key: 'description', column: 'description', property: 'description' },
+  { key: 'tracking_number', column: 'tracking_number', property: 'trackingNumber' },
+  { key: 'tracking_link', column: 'tracking_link', property: 'trackingLink' },
+] as const satisfies readonly ChildField<DetailedStatus>[];
+
+/** A delivery error: the order's `delivery_errors` and the events' `delivery_error`. */
+const DELIVERY_ERROR_FIELDS = [
+  { key: 'status', column: 'status', property: 'status' },
+  { key: 'date', column: 'date', property: 'date', dateTime: true },
+  { key: 'resolution', column: 'resolution', property: 'resolution' },
+  { key: 'comment', column: 'comment', property: 'comment' },
+] as const satisfies readonly ChildField<DeliveryError>[];
+
+/** The select list of a child object in SQL, its rows under `alias`. */
+const childPairs = <Row>(
+  fields: readonly ChildField<Row>[],
+  alias: string,
+  at: (column: string) => string,
+): [string, string][] =>
+  fields.map(({ key, column, dateTime }) => [
+    key,
+    dateTime ? at(`${alias}.${column}`) : `${alias}.${column}`,
+  ]);
+
+/** The same object built in Node, for what is not read back from the database: the pieces of events. */
+function childObject<Row, Property extends keyof Row & string, Body>(
+  fields: readonly (ChildField<Row> & { property: Property })[],
+  row: Pick<Row, Property>,
+  formats: Pick<ApiFormats, 'dateTime'>,
+): Body {
+  return Object.fromEntries(
+    fields.map(({ key, property, dateTime }) => [
+      key,
+      dateTime ? formats.dateTime(row[property] as Date | null) : row[property],
+    ]),
+  ) as Body;
+}
+
+export const trackingResponse = (
+  row: Pick<Tracking, (typeof TRACKING_FIELDS)[number]['property']>,
+  formats: Pick<ApiFormats, 'dateTime'>,
+): TrackingResponse => childObject(TRACKING_FIELDS, row, formats);
+
+export const detailedStatusResponse = (
+  row: Pick<DetailedStatus, (typeof DETAILED_STATUS_FIELDS)[number]['property']>,
+  formats: Pick<ApiFormats, 'dateTime'>,
+): DetailedStatusResponse => childObject(DETAILED_STATUS_FIELDS, row, formats);
+
+export const deliveryErrorResponse = (
+  row: Pick<DeliveryError, (typeof DELIVERY_ERROR_FIELDS)[number]['property']>,
+  formats: Pick<ApiFormats, 'dateTime'>,
+): DeliveryErrorResponse => childObject(DELIVERY_ERROR_FIELDS, row, formats);
+
 const column =
   (name: string): FieldSql =>
   (o) =>
@@ -80,44 +159,21 @@ export const ORDER_VIEW = [
   {
     key: 'trackings',
     sql: (o, at) =>
-      jsonArraySql(
-        [
-          ['status_date', at('t.status_date')],
-          ['status', 't.status'],
-          ['dispatch_date', at('t.dispatch_date')],
-          ['delivery_date', at('t.delivery_date')],
-          ['tracking_number', 't.tracking_number'],
-          ['tracking_link', 't.tracking_link'],
-        ],
-        'trackings',
-        't',
-        `t.order_id = ${o}.id`,
-        't.id',
-      ),
+      jsonArraySql(childPairs(TRACKING_FIELDS, 't', at), 'trackings', 't', `t.order_id = ${o}.id`, 't.id'),
   },
   {
     key: 'detailed_status',
     sql: (o, at) =>
-      `(SELECT row_to_json(j) FROM detailed_statuses s CROSS JOIN LATERAL (SELECT ${jsonFieldsSql([
-        ['status_date', at('s.status_date')],
-        ['status', 's.status'],
-        ['location', 's.location'],
-        ['description', 's.description'],
-        ['tracking_number', 's.tracking_number'],
-        ['tracking_link', 's.tracking_link'],
-      ])}) j WHERE s.order_id = ${o}.id ORDER BY s.status_date DESC, s.id DESC LIMIT 1)`,
+      `(SELECT row_to_json(j) FROM detailed_statuses s CROSS JOIN LATERAL (SELECT ${jsonFieldsSql(
+        childPairs(DETAILED_STATUS_FIELDS, 's', at),
+      )}) j WHERE s.order_id = ${o}.id ORDER BY s.status_date DESC, s.id DESC LIMIT 1)`,
   },
   { key: 'serial_number', sql: column('serial_number'), csv: true },
   {
     key: 'delivery_errors',
     sql: (o, at) =>
       jsonArraySql(
-        [
-          ['status', 'e.status'],
-          ['date', at('e.date')],
-          ['resolution', 'e.resolution'],
-          ['comment', 'e.comment'],
-        ],
+        childPairs(DELIVERY_ERROR_FIELDS, 'e', at),
         'delivery_errors',
         'e',
         `e.order_id = ${o}.id`,
