@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { stringify } from 'csv-stringify/sync';
+import type { Environment } from '../../platform/config/environment';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { withCredentials } from '../persistence/order-json';
 import type { ExportFormat } from '../http/dto/export-orders.query';
@@ -74,11 +76,17 @@ export const CSV_EXAMPLE = toCsv([ORDER_CSV_COLUMNS.map((column) => EXAMPLE_ORDE
 /** The company's orders as the export file, produced lazily, batch by batch, newest first. */
 @Injectable()
 export class OrdersExportService {
+  /** How long a client may take nothing before its download is cut off (EXPORT_STALL_TIMEOUT_MS). */
+  readonly stallTimeoutMs: number;
+
   constructor(
     private readonly exports: OrdersExportRepository,
     private readonly slots: ExportSlots,
     private readonly formats: ApiFormats,
-  ) {}
+    config: ConfigService<Environment, true>,
+  ) {
+    this.stallTimeoutMs = config.get('EXPORT_STALL_TIMEOUT_MS', { infer: true });
+  }
 
   /** One of the company's export slots (null when all are taken, on any instance), held until released. */
   takeSlot(companyId: number): Promise<ReleaseSlot | null> {

@@ -1,11 +1,9 @@
 import { Controller, Get, Head, Query, Res } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Roles } from '../../kernel/access/access.decorators';
 import { DomainError } from '../../kernel/domain-error';
 import { ApiErrorResponses, MessageBody, RATE_HEADERS } from '../../platform/openapi/openapi.decorators';
-import type { Environment } from '../../platform/config/environment';
 import { type ExportFormat, ExportOrdersQuery } from './dto/export-orders.query';
 import {
   CSV_EXAMPLE,
@@ -32,14 +30,7 @@ const DOWNLOAD_HEADERS = {
 @Roles('partner')
 @Controller('api/v2')
 export class OrdersExportController {
-  private readonly stallTimeoutMs: number;
-
-  constructor(
-    private readonly exports: OrdersExportService,
-    config: ConfigService<Environment, true>,
-  ) {
-    this.stallTimeoutMs = config.get('EXPORT_STALL_TIMEOUT_MS', { infer: true });
-  }
+  constructor(private readonly exports: OrdersExportService) {}
 
   /**
    * The status and headers `GET /orders/export` would answer with these parameters (400 for a bad filter),
@@ -124,7 +115,7 @@ export class OrdersExportController {
     }
     try {
       const chunks = this.exports.chunks(companyId, query, query.format);
-      await sendDownload(response, chunks, this.download(query.format), this.stallTimeoutMs);
+      await sendDownload(response, chunks, this.download(query.format), this.exports.stallTimeoutMs);
     } finally {
       await release();
     }
