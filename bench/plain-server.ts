@@ -2,7 +2,9 @@ import { createServer, type ServerResponse } from 'node:http';
 import { Pool } from 'pg';
 import { pageJson } from '../src/kernel/pagination';
 import { parseSealingKey, unseal } from '../src/kernel/sealed-secret';
-import { orderJsonTextSelect, withCredentialsText } from '../src/orders/order-json';
+import { ORDER_COMMENTS_FIELD } from '../src/comments/order-view.comments';
+import { orderJsonTextSelect, withCredentialsText } from '../src/orders/persistence/order-json';
+import { contributeToOrderView } from '../src/orders/persistence/order-view';
 import { BENCH_COMPANY_ID } from './seed';
 
 /**
@@ -23,6 +25,9 @@ const opener = {
     password: unseal(key, stored.password),
   }),
 };
+
+// The order object carries its comments, as the comments module contributes them in the service.
+contributeToOrderView('comments', ORDER_COMMENTS_FIELD);
 
 const ONE = `SELECT ${orderJsonTextSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`;
 const PAGE = `SELECT ${orderJsonTextSelect('p', '$3', 'partner_comments')}

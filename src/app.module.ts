@@ -11,11 +11,11 @@ import { TokensModule } from './tokens/tokens.module';
 import { CommentsModule } from './comments/comments.module';
 import { OrdersModule } from './orders/orders.module';
 import { ProductsModule } from './products/products.module';
-import { LogisticsModule } from './logistics/logistics.module';
+import { LogisticsModule } from './orders/logistics.module';
 import { EventsModule } from './outbox/events.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
-import { SandboxModule } from './sandbox/sandbox.module';
+import { SandboxModule } from './orders/sandbox.module';
 
 @Module({})
 export class AppModule {

@@ -9,6 +9,7 @@ import { issueAdminToken } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
 import { type RunningService, startService, startServiceExpectingFailure } from './harness/service';
+import { ORDER_CSV_COLUMNS } from '../src/orders/persistence/order-view';
 
 type Item = Record<string, unknown> & {
   order_id: number;
@@ -16,37 +17,7 @@ type Item = Record<string, unknown> & {
 };
 
 /** CONTRACT §4.10: the spec's scalar fields of the order in spec §2.3 order, then the export's own. */
-const COLUMNS = [
-  'order_id',
-  'order_ref',
-  'created_at',
-  'first_name',
-  'last_name',
-  'consignee',
-  'email',
-  'phone',
-  'zip',
-  'city',
-  'street',
-  'house_number',
-  'floor',
-  'door',
-  'opening_hours',
-  'product_id',
-  'product_variation_id',
-  'login',
-  'password',
-  'final_completion_date',
-  'order_type',
-  'original_order_id',
-  'serial_number',
-  'merchant_id',
-  'state',
-  'test',
-  'tracking_numbers',
-  'delivered_at',
-  'updated_at',
-];
+const COLUMNS = ORDER_CSV_COLUMNS;
 
 /** What a spreadsheet cell holds for a value of the list: text as is, null empty, a formula start guarded. */
 function cell(value: string | number | boolean | null | undefined): string {

@@ -2,52 +2,10 @@ import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
 import { startService, type RunningService } from './harness/service';
-
-/** Spec §2.3's field order, then the contract's extra fields: the order partners' parsers were written against. */
-const ORDER_FIELDS = [
-  'order_id',
-  'order_ref',
-  'created_at',
-  'first_name',
-  'last_name',
-  'consignee',
-  'email',
-  'phone',
-  'zip',
-  'city',
-  'street',
-  'house_number',
-  'floor',
-  'door',
-  'opening_hours',
-  'product_id',
-  'product_variation_id',
-  'login',
-  'password',
-  'final_completion_date',
-  'order_type',
-  'original_order_id',
-  'trackings',
-  'detailed_status',
-  'serial_number',
-  'delivery_errors',
-  'merchant_id',
-  'state',
-  'editable',
-  'test',
-  'country',
-  'note',
-  'details',
-  'corrected_order_ID',
-  'oms_user_id',
-  'retail',
-  'dinein',
-  'shop_number',
-  'updated_at',
-];
+import { ORDER_FIELDS } from '../src/orders/persistence/order-view';
 
 /**
- * The order object is built by PostgreSQL (src/orders/order-json.ts): its fields keep the spec's order and
+ * The order object is built by PostgreSQL from the order view (src/orders/persistence/order-view.ts): its fields keep the spec's order and
  * its datetimes the service time zone, here one with a 45-minute offset.
  */
 describe('the order object in another service time zone', () => {

@@ -9,11 +9,11 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Actor } from '../kernel/access/actor';
-import { CurrentActor, CurrentPrincipal, Roles } from '../kernel/access/access.decorators';
-import type { Principal } from '../kernel/access/principal';
+import { CurrentActor, Roles } from '../kernel/access/access.decorators';
 import { idParam } from '../platform/http/id-param.pipe';
 import { ApiErrorResponses } from '../platform/openapi/openapi.decorators';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
+import { CompanyId } from '../orders/http/company-id.decorator';
 import { CommentOrderNotFoundError } from './comments.errors';
 import { CommentsService } from './comments.service';
 import {
@@ -58,11 +58,11 @@ export class CommentsController {
   @ApiErrorResponses(401, 403, 409, 413, 422, 429)
   async comment(
     @CurrentActor() actor: Actor,
-    @CurrentPrincipal() principal: Principal,
+    @CompanyId() companyId: number,
     @Param('id', idParam(() => new CommentOrderNotFoundError())) id: number,
     @Body() body: unknown,
   ): Promise<CommentSuccessResponse> {
-    await this.comments.comment(actor, principal.companyId!, id, body);
+    await this.comments.comment(actor, companyId, id, body);
     return { success: true };
   }
 }

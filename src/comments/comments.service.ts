@@ -7,7 +7,7 @@ import { toFieldErrors } from '../kernel/validation';
 import { UnitOfWork } from '../platform/database/unit-of-work';
 import { EventsService } from '../outbox/events.service';
 import { orderEvents } from '../outbox/order-events';
-import { OrdersRepository } from '../orders/orders.repository';
+import { OrdersService } from '../orders/application/orders.service';
 import { CommentOrderNotFoundError, CommentValidationError } from './comments.errors';
 import { CommentsRepository } from './comments.repository';
 import { CommentDto } from './dto/comment.dto';
@@ -17,7 +17,7 @@ export class CommentsService {
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly comments: CommentsRepository,
-    private readonly orders: OrdersRepository,
+    private readonly orders: OrdersService,
     private readonly audit: AuditService,
     private readonly events: EventsService,
   ) {}
@@ -28,7 +28,7 @@ export class CommentsService {
     const input = toDto(CommentDto, fields);
     const errors = toFieldErrors(validateSync(input, { stopAtFirstError: true, whitelist: true }));
     await this.unitOfWork.transaction(async (manager) => {
-      const order = await this.orders.lockOfCompany(manager, orderId, companyId);
+      const order = await this.orders.lockOfCompany(manager, companyId, orderId);
       if (!order) throw new CommentOrderNotFoundError();
       if (Object.keys(errors).length > 0) throw new CommentValidationError(errors);
       const added = await this.comments.upsert(manager, orderId, actor.userName, input.partner_comment);

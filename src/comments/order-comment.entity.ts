@@ -2,13 +2,11 @@ import {
   Column,
   CreateDateColumn,
   Entity,
+  ForeignKey,
   Index,
-  JoinColumn,
-  ManyToOne,
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import { Order } from '../orders/order.entity';
 
 /** A partner user's comment on an order: one per user (token user_name) and order, replaced on repost. */
 @Entity('order_comments')
@@ -18,11 +16,8 @@ export class OrderComment {
   id!: number;
 
   @Column({ name: 'order_id', type: 'integer' })
+  @ForeignKey('Order', { name: 'order_comments_order_id_fkey', onDelete: 'CASCADE' })
   orderId!: number;
-
-  @ManyToOne(() => Order, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'order_id', foreignKeyConstraintName: 'order_comments_order_id_fkey' })
-  order?: Order;
 
   @Column({ name: 'user_name', type: 'varchar', length: 255 })
   userName!: string;

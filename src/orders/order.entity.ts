@@ -1,8 +1,14 @@
-import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import {
+  Check,
+  Column,
+  Entity,
+  ForeignKey,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
 import { SEALED_MAX_LENGTH } from '../kernel/sealed-secret';
-import { Company } from '../companies/company.entity';
-import { ProductVariation } from '../products/product-variation.entity';
-import { Product } from '../products/product.entity';
 import { ORDER_STATES, ORDER_TYPES, type OrderState, type OrderType } from './order-state';
 import { oneOf } from '../kernel/check-constraint';
 
@@ -24,11 +30,8 @@ export class Order {
   id!: number;
 
   @Column({ name: 'company_id', type: 'integer' })
+  @ForeignKey('Company', { name: 'orders_company_id_fkey', onDelete: 'RESTRICT' })
   companyId!: number;
-
-  @ManyToOne(() => Company, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'company_id', foreignKeyConstraintName: 'orders_company_id_fkey' })
-  company?: Company;
 
   /** The site when the order was placed (upper(country), else the company's): the prefix of order_ref. */
   @Column({ type: 'varchar', length: 2 })
@@ -88,18 +91,12 @@ export class Order {
   country!: string | null;
 
   @Column({ name: 'product_id', type: 'integer' })
+  @ForeignKey('Product', { name: 'orders_product_id_fkey', onDelete: 'RESTRICT' })
   productId!: number;
 
-  @ManyToOne(() => Product, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'product_id', foreignKeyConstraintName: 'orders_product_id_fkey' })
-  product?: Product;
-
   @Column({ name: 'product_variation_id', type: 'integer', nullable: true })
+  @ForeignKey('ProductVariation', { name: 'orders_product_variation_id_fkey', onDelete: 'RESTRICT' })
   productVariationId!: number | null;
-
-  @ManyToOne(() => ProductVariation, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'product_variation_id', foreignKeyConstraintName: 'orders_product_variation_id_fkey' })
-  productVariation?: ProductVariation;
 
   /**
    * Device credentials of the restaurant, sealed (AES-256-GCM, DeviceCredentials): returned as the spec

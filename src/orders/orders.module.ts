@@ -4,26 +4,38 @@ import { EventsModule } from '../outbox/events.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
 import { CompaniesModule } from '../companies/companies.module';
 import { ProductsModule } from '../products/products.module';
-import { ExportSlots } from './export/export-slots';
-import { OrdersExportController } from './export/orders-export.controller';
-import { OrdersExportRepository } from './export/orders-export.repository';
-import { OrdersExportService } from './export/orders-export.service';
-import { OrderValidator } from './order-validator';
-import { OrdersController } from './orders.controller';
-import { OrdersRepository } from './orders.repository';
-import { OrdersService } from './orders.service';
+import { ExportSlots } from './application/export-slots';
+import { LogisticsService } from './application/logistics.service';
+import { OrderFacts } from './application/order-facts';
+import { OrderValidator } from './application/order-validator';
+import { OrdersExportService } from './application/orders-export.service';
+import { OrdersService } from './application/orders.service';
+import { SandboxService } from './application/sandbox.service';
+import { OrdersExportController } from './http/orders-export.controller';
+import { OrdersController } from './http/orders.controller';
+import { OrderFactsRepository } from './persistence/order-facts.repository';
+import { OrdersExportRepository } from './persistence/orders-export.repository';
+import { OrdersRepository } from './persistence/orders.repository';
 
+/**
+ * The order aggregate: the only module that writes orders, trackings, detailed_statuses and delivery_errors.
+ * The logistics and sandbox surfaces are thin modules beside it (logistics.module.ts, sandbox.module.ts).
+ */
 @Module({
   imports: [AuditModule, EventsModule, IdempotencyModule, CompaniesModule, ProductsModule],
   controllers: [OrdersController, OrdersExportController],
   providers: [
     OrdersRepository,
+    OrderFactsRepository,
+    OrdersExportRepository,
     OrderValidator,
     OrdersService,
-    OrdersExportRepository,
+    OrderFacts,
+    LogisticsService,
+    SandboxService,
     OrdersExportService,
     ExportSlots,
   ],
-  exports: [OrdersRepository, OrdersService],
+  exports: [OrdersService, LogisticsService, SandboxService],
 })
 export class OrdersModule {}

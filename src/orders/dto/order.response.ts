@@ -1,7 +1,5 @@
 import { ApiDateTime } from '../../kernel/openapi.formats';
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import type { ApiFormats } from '../../platform/formats/api-formats';
-import type { DeliveryError, DetailedStatus, Tracking } from '../order-children.entities';
 import { orderRef } from '../order-rules';
 import { ORDER_STATES, type OrderState, type OrderType } from '../order-state';
 import type { Order } from '../order.entity';
@@ -189,49 +187,6 @@ export class OrderWriteResponse {
   message!: string;
   orders!: OrderSummaryResponse[];
 }
-
-/* The order body is built by PostgreSQL (order-json.ts). These build the same shapes in Node for what
-   is not read back from the database: the tracking, status and error objects of events. */
-type TrackingFields = Pick<
-  Tracking,
-  'statusDate' | 'status' | 'dispatchDate' | 'deliveryDate' | 'trackingNumber' | 'trackingLink'
->;
-type DetailedStatusFields = Pick<
-  DetailedStatus,
-  'statusDate' | 'status' | 'location' | 'description' | 'trackingNumber' | 'trackingLink'
->;
-type DeliveryErrorFields = Pick<DeliveryError, 'status' | 'date' | 'resolution' | 'comment'>;
-
-export const trackingResponse = (row: TrackingFields, formats: ApiFormats): TrackingResponse => ({
-  status_date: formats.dateTime(row.statusDate),
-  status: row.status,
-  dispatch_date: formats.dateTime(row.dispatchDate),
-  delivery_date: formats.dateTime(row.deliveryDate),
-  tracking_number: row.trackingNumber,
-  tracking_link: row.trackingLink,
-});
-
-export const detailedStatusResponse = (
-  row: DetailedStatusFields,
-  formats: ApiFormats,
-): DetailedStatusResponse => ({
-  status_date: formats.dateTime(row.statusDate),
-  status: row.status,
-  location: row.location,
-  description: row.description,
-  tracking_number: row.trackingNumber,
-  tracking_link: row.trackingLink,
-});
-
-export const deliveryErrorResponse = (
-  row: DeliveryErrorFields,
-  formats: ApiFormats,
-): DeliveryErrorResponse => ({
-  status: row.status,
-  date: formats.dateTime(row.date),
-  resolution: row.resolution,
-  comment: row.comment,
-});
 
 /** The `orders` array of write responses: order_id a string when placing, an integer otherwise (spec quirk). */
 export function toOrderSummary(order: Order, idAs: 'string' | 'integer'): OrderSummaryResponse {

@@ -1,0 +1,181 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Actor } from '../../kernel/access/actor';
+import { ApiFormats } from '../../platform/formats/api-formats';
+import { characterCount } from '../../kernel/characters';
+import { fieldError } from '../../kernel/domain-error';
+import { isStorableText } from '../../kernel/required-text.validator';
+import { UnitOfWork } from '../../platform/database/unit-of-work';
+import { type OrderState, WITH_LOGISTICS } from '../order-state';
+import type { Order } from '../order.entity';
+import { OrderNotFoundError, OrderStateConflictError } from '../orders.errors';
+import { OrdersRepository } from '../persistence/orders.repository';
+import type { LogisticsOrderResponse } from '../dto/logistics-order.response';
+import type { OrderResponse } from '../dto/order.response';
+import { type OrderJsonRow, withCredentials } from '../persistence/order-json';
+import { assertUnchanged, OrdersService } from './orders.service';
+import {
+  type DeliveryErrorDto,
+  type DetailedStatusDto,
+  type LogisticsPatchDto,
+  TRACKING_NUMBER,
+  TRACKING_NUMBER_WHITESPACE,
+  type TrackingDto,
+} from '../http/dto/logistics.dto';
+import { OrderFacts } from './order-facts';
+
+/**
+ * The fulfilment partner's side (CONTRACT §7). Every write locks the order, checks If-Match, checks the
+ * order is one logistics may act on (never a test order), then records the fact through OrderFacts, which
+ * derives the state through the state machine and writes the audit row and the events, in one transaction.
+ */
+@Injectable()
+export class LogisticsService {
+  constructor(
+    private readonly unitOfWork: UnitOfWork,
+    private readonly orders: OrdersRepository,
+    private readonly ordersService: OrdersService,
+    private readonly facts: OrderFacts,
+    private readonly formats: ApiFormats,
+  ) {}
+
+  async queue(state: OrderState, offset: number, limit: number): Promise<LogisticsOrderResponse[]> {
+    const rows = await this.ordersService.queue(state, offset, limit);
+    return rows.map((row) => this.toResponse(row));
+  }
+
+  /** PLACED → SENT_TO_LOGISTICS. Already with logistics: a no-op. A test or cancelled order: 409. */
+  async markSent(actor: Actor, orderId: number, expectedVersion?: number): Promise<LogisticsOrderResponse> {
+    await this.unitOfWork.transaction(async (manager) => {
+      const order = await this.lock(manager, orderId, expectedVersion);
+      if (order.test) throw new OrderStateConflictError('A test order is never sent to logistics.');
+      if (WITH_LOGISTICS.includes(order.state)) return;
+      if (order.state === 'CANCELLED')
+        throw new OrderStateConflictError('The order has been cancelled: it cannot be sent to logistics.');
+      await this.facts.markSent(manager, actor, order);
+    });
+    return this.toResponse(await this.ordersService.getById(orderId));
+  }
+
+  /** Creates or replaces one tracking; a delivery date delivers the order, else a dispatch date dispatches it. */
+  async putTracking(
+    actor: Actor,
+    orderId: number,
+    trackingNumber: string,
+    input: TrackingDto,
+    expectedVersion?: number,
+  ): Promise<{ created: boolean; order: LogisticsOrderResponse }> {
+    if (characterCount(trackingNumber) > 255)
+      throw fieldError('tracking_number', 'The tracking number may not be greater than 255 characters.');
+    if (!isStorableText(trackingNumber))
+      throw fieldError(
+        'tracking_number',
+        'The tracking number may not contain NUL characters or unpaired surrogates.',
+      );
+    if (!TRACKING_NUMBER.test(trackingNumber))
+      throw fieldError('tracking_number', TRACKING_NUMBER_WHITESPACE);
+    let created = false;
+    const order = await this.withLogistics(orderId, expectedVersion, async (manager, locked) => {
+      ({ created } = await this.facts.putTracking(manager, actor, locked, trackingNumber, {
+        status: input.status ?? null,
+        statusDate: this.at(input.status_date),
+        dispatchDate: this.at(input.dispatch_date),
+        deliveryDate: this.at(input.delivery_date),
+        trackingLink: input.tracking_link ?? null,
+      }));
+    });
+    return { created, order };
+  }
+
+  addDetailedStatus(
+    actor: Actor,
+    orderId: number,
+    input: DetailedStatusDto,
+    expectedVersion?: number,
+  ): Promise<LogisticsOrderResponse> {
+    return this.withLogistics(orderId, expectedVersion, (manager, order) =>
+      this.facts.addDetailedStatus(manager, actor, order, {
+        status: input.status,
+        statusDate: this.at(input.status_date)!,
+        location: input.location ?? null,
+        description: input.description ?? null,
+        trackingNumber: input.tracking_number ?? null,
+        trackingLink: input.tracking_link ?? null,
+      }),
+    );
+  }
+
+  /** Comment and Information are recorded; Cancel also cancels an order that is not delivered (409 after). */
+  addDeliveryError(
+    actor: Actor,
+    orderId: number,
+    input: DeliveryErrorDto,
+    expectedVersion?: number,
+  ): Promise<LogisticsOrderResponse> {
+    return this.withLogistics(orderId, expectedVersion, (manager, order) =>
+      this.facts.addDeliveryError(manager, actor, order, {
+        status: input.status,
+        date: this.at(input.date)!,
+        resolution: input.resolution,
+        comment: input.comment ?? null,
+      }),
+    );
+  }
+
+  /** The serial number, and the completion date, which moves a DELIVERED order to COMPLETED (409 before). */
+  patch(
+    actor: Actor,
+    orderId: number,
+    input: LogisticsPatchDto,
+    expectedVersion?: number,
+  ): Promise<LogisticsOrderResponse> {
+    if (input.serial_number === undefined && input.final_completion_date === undefined)
+      throw fieldError('body', 'Give serial_number, final_completion_date or both.');
+    return this.withLogistics(orderId, expectedVersion, (manager, order) =>
+      this.facts.complete(manager, actor, order, {
+        serialNumber: input.serial_number,
+        finalCompletionDate:
+          input.final_completion_date === undefined ? undefined : this.at(input.final_completion_date),
+      }),
+    );
+  }
+
+  /** Locks the order and records a fact, if logistics may act on it: sent, and never a test order. */
+  private async withLogistics(
+    orderId: number,
+    expectedVersion: number | undefined,
+    record: (manager: EntityManager, order: Order) => Promise<unknown>,
+  ): Promise<LogisticsOrderResponse> {
+    await this.unitOfWork.transaction(async (manager) => {
+      const order = await this.lock(manager, orderId, expectedVersion);
+      if (order.test) throw new OrderStateConflictError('A test order is never processed by logistics.');
+      if (!WITH_LOGISTICS.includes(order.state)) {
+        throw new OrderStateConflictError(
+          `The order is ${order.state}: logistics can record data only once it has been sent to logistics.`,
+        );
+      }
+      await record(manager, order);
+    });
+    return this.toResponse(await this.ordersService.getById(orderId));
+  }
+
+  private async lock(
+    manager: EntityManager,
+    orderId: number,
+    expectedVersion: number | undefined,
+  ): Promise<Order> {
+    const order = await this.orders.lockById(manager, orderId);
+    if (!order) throw new OrderNotFoundError();
+    assertUnchanged(order, expectedVersion);
+    return order;
+  }
+
+  /** The order as logistics sees it: the partner's order object, plus whose it is and its version. */
+  private toResponse(row: OrderJsonRow<OrderResponse>): LogisticsOrderResponse {
+    return { ...withCredentials(row, this.formats), company_id: row.company_id, version: row.version };
+  }
+
+  private at(value: string | null | undefined): Date | null {
+    return value ? this.formats.parseDateTime(value) : null;
+  }
+}

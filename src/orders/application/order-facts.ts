@@ -1,0 +1,158 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Actor } from '../../kernel/access/actor';
+import { AuditService } from '../../audit/audit.service';
+import { ApiFormats } from '../../platform/formats/api-formats';
+import { EventsService } from '../../outbox/events.service';
+import { type EventDraft, type OrderAfterChange, orderEvents } from '../../outbox/order-events';
+import type { DeliveryError, DetailedStatus } from '../order-children.entities';
+import type { OrderState } from '../order-state';
+import type { Order } from '../order.entity';
+import { deliveryErrorResponse, detailedStatusResponse, trackingResponse } from '../persistence/order-view';
+import { stateAfterCompletion, stateAfterDeliveryError, stateAfterTracking } from '../domain/logistics-facts';
+import { OrdersRepository } from '../persistence/orders.repository';
+import { OrderFactsRepository, type TrackingValues } from '../persistence/order-facts.repository';
+
+export type DetailedStatusFact = Omit<DetailedStatus, 'id' | 'createdAt' | 'order' | 'orderId'>;
+export type DeliveryErrorFact = Pick<DeliveryError, 'status' | 'date' | 'resolution' | 'comment'>;
+/** The order columns logistics sets; only the ones given change. */
+export type CompletionFact = Partial<Pick<Order, 'serialNumber' | 'finalCompletionDate'>>;
+
+const COMPLETION_FIELDS = { serialNumber: 'serial_number', finalCompletionDate: 'final_completion_date' };
+
+/** What one fact did, for the order row and the audit trail. */
+interface Recorded {
+  action: string;
+  changedFields: string[];
+  /** The state the fact moves the order to (the same state when it does not move it). */
+  state: OrderState;
+  /** Order columns the fact sets (serial number, completion date). */
+  values?: Partial<Order>;
+  /** The event of the fact itself; a state change adds its own order.state_changed. */
+  event?: (after: OrderAfterChange) => EventDraft;
+}
+
+/**
+ * The facts of the fulfilment (CONTRACT §3, §7): each records itself on an order the caller has locked, derives
+ * the state through the state machine (never backwards), and writes the order row, the audit row and the
+ * events in the caller's transaction. Who may record which fact on which order is the caller's rule: the
+ * logistics API for real orders, the sandbox for test orders. Each returns the order as it now stands.
+ */
+@Injectable()
+export class OrderFacts {
+  constructor(
+    private readonly orders: OrdersRepository,
+    private readonly facts: OrderFactsRepository,
+    private readonly audit: AuditService,
+    private readonly events: EventsService,
+    private readonly formats: ApiFormats,
+  ) {}
+
+  /** The order is with logistics now (SENT_TO_LOGISTICS). */
+  markSent(manager: EntityManager, actor: Actor, order: Order): Promise<Order> {
+    return this.apply(manager, actor, order, {
+      action: 'order.sent_to_logistics',
+      changedFields: [],
+      state: 'SENT_TO_LOGISTICS',
+    });
+  }
+
+  /** Creates or replaces one tracking; a delivery date delivers the order, else a dispatch date dispatches it. */
+  async putTracking(
+    manager: EntityManager,
+    actor: Actor,
+    order: Order,
+    trackingNumber: string,
+    tracking: TrackingValues,
+  ): Promise<{ created: boolean; order: Order }> {
+    const created = await this.facts.upsertTracking(manager, order, trackingNumber, tracking);
+    const after = await this.apply(manager, actor, order, {
+      action: created ? 'order.tracking_added' : 'order.tracking_replaced',
+      changedFields: ['trackings'],
+      state: stateAfterTracking(order.state, tracking),
+      event: (changed) =>
+        orderEvents.tracking(
+          changed,
+          trackingResponse({ ...tracking, trackingNumber }, this.formats),
+          !created,
+        ),
+    });
+    return { created, order: after };
+  }
+
+  async addDetailedStatus(
+    manager: EntityManager,
+    actor: Actor,
+    order: Order,
+    input: DetailedStatusFact,
+  ): Promise<Order> {
+    const status = { ...input, orderId: order.id };
+    await this.facts.insertDetailedStatus(manager, status);
+    return this.apply(manager, actor, order, {
+      action: 'order.detailed_status_added',
+      changedFields: ['detailed_status'],
+      state: order.state,
+      event: (after) => orderEvents.detailedStatus(after, detailedStatusResponse(status, this.formats)),
+    });
+  }
+
+  /** Comment and Information are recorded; Cancel also cancels an order that is not delivered (409 after). */
+  async addDeliveryError(
+    manager: EntityManager,
+    actor: Actor,
+    order: Order,
+    input: DeliveryErrorFact,
+  ): Promise<Order> {
+    const state = stateAfterDeliveryError(order.state, input.resolution);
+    const deliveryError = { ...input, orderId: order.id };
+    await this.facts.insertDeliveryError(manager, deliveryError);
+    return this.apply(manager, actor, order, {
+      action: 'order.delivery_error_added',
+      changedFields: ['delivery_errors'],
+      state,
+      event: (after) => orderEvents.deliveryError(after, deliveryErrorResponse(deliveryError, this.formats)),
+    });
+  }
+
+  /** The serial number, and the completion date, which moves a DELIVERED order to COMPLETED (409 before). */
+  complete(manager: EntityManager, actor: Actor, order: Order, values: CompletionFact): Promise<Order> {
+    const given = (Object.keys(COMPLETION_FIELDS) as (keyof CompletionFact)[])
+      .filter((field) => values[field] !== undefined)
+      .map((field) => COMPLETION_FIELDS[field]);
+    const state = stateAfterCompletion(order.state, Boolean(values.finalCompletionDate));
+    return this.apply(manager, actor, order, {
+      action: 'order.logistics_updated',
+      changedFields: given,
+      state,
+      values,
+      event: (after) => orderEvents.updated(after, given),
+    });
+  }
+
+  /** Writes the order row (state, values, updated_at, version), the audit row and the events. */
+  private async apply(
+    manager: EntityManager,
+    actor: Actor,
+    order: Order,
+    recorded: Recorded,
+  ): Promise<Order> {
+    const stateChanged = recorded.state !== order.state;
+    const after = { ...order, ...recorded.values, state: recorded.state, version: order.version + 1 };
+    await this.orders.update(manager, order.id, {
+      ...recorded.values,
+      ...(stateChanged ? { state: recorded.state } : {}),
+    });
+    await this.audit.record(manager, actor, {
+      action: recorded.action,
+      targetType: 'order',
+      targetId: order.id,
+      companyId: order.companyId,
+      changedFields: stateChanged ? [...recorded.changedFields, 'state'] : recorded.changedFields,
+    });
+    await this.events.publish(manager, order.companyId, order.id, [
+      ...(recorded.event ? [recorded.event(after)] : []),
+      ...(stateChanged ? [orderEvents.stateChanged(after, order.state)] : []),
+    ]);
+    return after;
+  }
+}

@@ -1,0 +1,282 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import type { AuditRow } from '../../audit/audit.repository';
+import { ApiFormats } from '../../platform/formats/api-formats';
+import { DeviceCredentials } from '../../platform/formats/device-credentials';
+import { type PreparedStatement, PreparedStatements } from '../../platform/database/prepared-statements';
+import type { EventType } from '../../outbox/event-types';
+import { deliveriesSql } from '../../outbox/events.repository';
+import { placedDataSql } from '../../outbox/order-events';
+import type { OrderResponse } from '../dto/order.response';
+import { STORED_PROPERTIES, type StoredFields } from '../domain/order-fields';
+import { type OrderJsonRow, orderJsonSelect, type OrderJsonTextRow, orderJsonTextSelect } from './order-json';
+import type { OrderState, OrderType } from '../order-state';
+import { Order } from '../order.entity';
+
+/** The list filters of spec §4.2 and CONTRACT §4, already parsed; all ANDed, all scoped by company. */
+export interface OrderFilter {
+  orderId?: number;
+  createdFrom?: Date;
+  createdTo?: Date;
+  trackingNumber?: string;
+  delivered?: boolean;
+  deliveredFrom?: Date;
+  deliveredTo?: Date;
+  orderType?: OrderType;
+  state?: OrderState;
+  updatedFrom?: Date;
+  updatedTo?: Date;
+}
+
+/** What a placement writes to its order row; every other column takes its default. */
+export type PlacedOrder = StoredFields & Pick<Order, 'companyId' | 'site' | 'state'>;
+
+const PLACED_PROPERTIES: (keyof PlacedOrder)[] = [...STORED_PROPERTIES, 'companyId', 'site', 'state'];
+
+/** The columns the placement statement returns, as the Order properties they fill. */
+interface PlacedRow {
+  id: number;
+  createdAt: Date;
+  updatedAt: Date;
+  version: number;
+}
+
+@Injectable()
+export class OrdersRepository {
+  /** The placement statement (see `place`), built once from the entity's column names. */
+  private placement?: PreparedStatement;
+  /**
+   * A partner's read of one of its orders (GET /order/{id}), as the response text: the most frequent read.
+   * Built on first use, once every module has contributed its fields to the order view.
+   */
+  private orderTextOfCompany?: PreparedStatement;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly prepared: PreparedStatements,
+    private readonly credentials: DeviceCredentials,
+    private readonly formats: ApiFormats,
+  ) {}
+
+  /**
+   * Places an order in one statement: the order row, its audit row (target: the new order's id), its
+   * `order.placed` event and one pending webhook delivery per active endpoint of the company. A statement is
+   * atomic, so outside a transaction it needs no BEGIN/COMMIT: one round trip, durable when it returns. Under
+   * an Idempotency-Key it runs in that request's transaction (`manager`). The statement is prepared once per
+   * connection (a named statement), so PostgreSQL parses and plans it once.
+   */
+  async place(
+    manager: EntityManager,
+    values: PlacedOrder,
+    audit: Omit<AuditRow, 'targetId'>,
+    eventType: EventType,
+  ): Promise<Order> {
+    const sealed = this.credentials.seal(values);
+    const [row] = await this.prepared.rowsOn<PlacedRow>(manager, this.placementStatement(), [
+      ...PLACED_PROPERTIES.map((property) => sealed[property]),
+      audit.tokenId,
+      audit.userName,
+      audit.requestId,
+      audit.companyId,
+      audit.action,
+      audit.targetType,
+      audit.changedFields,
+      eventType,
+    ]);
+    return Object.assign(new Order(), sealed, row);
+  }
+
+  private placementStatement(): PreparedStatement {
+    if (this.placement) return this.placement;
+    const metadata = this.dataSource.getMetadata(Order);
+    const columns = PLACED_PROPERTIES.map(
+      (property) => metadata.findColumnWithPropertyName(property)!.databaseName,
+    );
+    const next = (offset: number) => `$${columns.length + offset}`;
+    const companyId = `$${PLACED_PROPERTIES.indexOf('companyId') + 1}`;
+    this.placement = {
+      name: 'orders_place',
+      text: `WITH placed AS (
+         INSERT INTO orders (${columns.join(', ')})
+         VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')})
+         RETURNING id, company_id, site, state, order_type, test, created_at, updated_at, version
+       ), audit AS (
+         INSERT INTO audit_events
+           (token_id, user_name, request_id, company_id, action, target_type, target_id, changed_fields)
+         SELECT ${next(1)}::integer, ${next(2)}::varchar, ${next(3)}::varchar, ${next(4)}::integer,
+           ${next(5)}::varchar, ${next(6)}::varchar, placed.id::text, ${next(7)}::text[]
+         FROM placed
+       ), event AS (
+         INSERT INTO events (company_id, order_id, type, data, transaction_id)
+         SELECT placed.company_id, placed.id, ${next(8)}::varchar, ${placedDataSql('placed')},
+           pg_current_xact_id()::text::bigint
+         FROM placed
+         RETURNING id
+       ), deliveries AS (
+         ${deliveriesSql('event', companyId)}
+       )
+       SELECT id, created_at AS "createdAt", updated_at AS "updatedAt", version FROM placed`,
+    };
+    return this.placement;
+  }
+
+  /** An order of this company, or null: another company's order is indistinguishable from a missing one. */
+  findOfCompany(
+    id: number,
+    companyId: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<Order | null> {
+    return manager.findOneBy(Order, { id, companyId });
+  }
+
+  /** The same, locked until the transaction ends: updates, cancels and logistics writes are serialised. */
+  lockOfCompany(manager: EntityManager, id: number, companyId: number): Promise<Order | null> {
+    return manager.findOne(Order, { where: { id, companyId }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  /** Logistics works across companies: the order by id alone, locked until the transaction ends. */
+  lockById(manager: EntityManager, id: number): Promise<Order | null> {
+    return manager.findOne(Order, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  findById(id: number, manager: EntityManager = this.dataSource.manager): Promise<Order | null> {
+    return manager.findOneBy(Order, { id });
+  }
+
+  /** An order of this company as its response object, or null (another company's order is a missing one). */
+  async findJsonOfCompany(
+    id: number,
+    companyId: number,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<OrderJsonRow<OrderResponse> | null> {
+    const rows: OrderJsonRow<OrderResponse>[] = await manager.query(
+      `SELECT ${orderJsonSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
+      [id, companyId, this.formats.timeZone],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The same as its response text, to be sent as it is. */
+  async findJsonTextOfCompany(id: number, companyId: number): Promise<OrderJsonTextRow | null> {
+    this.orderTextOfCompany ??= {
+      name: 'order_text_of_company',
+      text: `SELECT ${orderJsonTextSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
+    };
+    const rows = await this.prepared.rows<OrderJsonTextRow>(this.orderTextOfCompany, [
+      id,
+      companyId,
+      this.formats.timeZone,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  /** Logistics works across companies: any order by id, as its response object. */
+  async findJsonById(id: number): Promise<OrderJsonRow<OrderResponse> | null> {
+    const rows: OrderJsonRow<OrderResponse>[] = await this.dataSource.query(
+      `SELECT ${orderJsonSelect('o', '$2', 'comments')} FROM orders o WHERE o.id = $1`,
+      [id, this.formats.timeZone],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The logistics work queue: orders in a state, oldest first, never test orders (orders_state_created_idx). */
+  queue(state: OrderState, offset: number, limit: number): Promise<OrderJsonRow<OrderResponse>[]> {
+    const page = this.dataSource.manager
+      .createQueryBuilder(Order, 'o')
+      .where('o.state = :state AND o.test = false', { state })
+      .orderBy('o.created_at', 'ASC')
+      .addOrderBy('o.id', 'ASC');
+    return this.pageAsJson(
+      page,
+      offset,
+      limit,
+      (zone) => orderJsonSelect('p', zone, 'comments'),
+      'created_at ASC, id ASC',
+    );
+  }
+
+  async update(manager: EntityManager, id: number, values: Partial<Order>): Promise<void> {
+    await manager.update(
+      Order,
+      { id },
+      { ...this.credentials.seal(values), updatedAt: () => 'now()', version: () => 'version + 1' },
+    );
+  }
+
+  /** Moves updated_at when something of the order changed (a comment, a tracking, ...). */
+  touch(manager: EntityManager, id: number): Promise<void> {
+    return this.update(manager, id, {});
+  }
+
+  /**
+   * Newest first (created_at, then id); one statement, every filter backed by an index starting with company_id.
+   * Each order comes as its response text, to be sent as it is.
+   */
+  list(companyId: number, filter: OrderFilter, offset: number, limit: number): Promise<OrderJsonTextRow[]> {
+    const query = this.filtered(companyId, filter).orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'DESC');
+    return this.pageAsJson(
+      query,
+      offset,
+      limit,
+      (zone) => orderJsonTextSelect('p', zone, 'partner_comments'),
+      'created_at DESC, id DESC',
+    );
+  }
+
+  /** The company's orders that pass the filter (alias `o`), unordered: the list's and the export's query. */
+  filtered(companyId: number, filter: OrderFilter): SelectQueryBuilder<Order> {
+    const query = this.dataSource.manager
+      .createQueryBuilder(Order, 'o')
+      .where('o.company_id = :companyId', { companyId });
+    if (filter.orderId !== undefined) query.andWhere('o.id = :orderId', { orderId: filter.orderId });
+    if (filter.createdFrom)
+      query.andWhere('o.created_at >= :createdFrom', { createdFrom: filter.createdFrom });
+    if (filter.createdTo) query.andWhere('o.created_at <= :createdTo', { createdTo: filter.createdTo });
+    if (filter.updatedFrom)
+      query.andWhere('o.updated_at >= :updatedFrom', { updatedFrom: filter.updatedFrom });
+    if (filter.updatedTo) query.andWhere('o.updated_at <= :updatedTo', { updatedTo: filter.updatedTo });
+    if (filter.orderType) query.andWhere('o.order_type = :orderType', { orderType: filter.orderType });
+    if (filter.state) query.andWhere('o.state = :state', { state: filter.state });
+    const tracking = (condition: string) =>
+      `EXISTS (SELECT 1 FROM trackings t WHERE t.company_id = o.company_id AND t.order_id = o.id AND ${condition})`;
+    if (filter.trackingNumber !== undefined) {
+      query.andWhere(tracking('t.tracking_number = :trackingNumber'), {
+        trackingNumber: filter.trackingNumber,
+      });
+    }
+    if (filter.delivered !== undefined) {
+      const delivered = tracking('t.delivery_date IS NOT NULL');
+      query.andWhere(filter.delivered ? delivered : `NOT ${delivered}`);
+    }
+    if (filter.deliveredFrom || filter.deliveredTo) {
+      const bounds = ['t.delivery_date IS NOT NULL'];
+      if (filter.deliveredFrom) bounds.push('t.delivery_date >= :deliveredFrom');
+      if (filter.deliveredTo) bounds.push('t.delivery_date <= :deliveredTo');
+      query.andWhere(tracking(bounds.join(' AND ')), {
+        deliveredFrom: filter.deliveredFrom,
+        deliveredTo: filter.deliveredTo,
+      });
+    }
+    return query;
+  }
+
+  /**
+   * One statement: the page of orders the query selects, each built into its response object (children
+   * included) by PostgreSQL for the page's rows only.
+   */
+  private async pageAsJson<Row>(
+    page: SelectQueryBuilder<Order>,
+    offset: number,
+    limit: number,
+    select: (zone: string) => string,
+    order: string,
+  ): Promise<Row[]> {
+    const [sql, parameters] = page.select('o.*').offset(offset).limit(limit).getQueryAndParameters();
+    const zone = `$${parameters.length + 1}`;
+    return this.dataSource.query(`SELECT ${select(zone)} FROM (${sql}) p ORDER BY ${order}`, [
+      ...(parameters as unknown[]),
+      this.formats.timeZone,
+    ]);
+  }
+}
