@@ -7,7 +7,7 @@ import { DeviceCredentials } from '../platform/formats/device-credentials';
 import { fieldError } from '../kernel/domain-error';
 import { UnitOfWork } from '../platform/database/unit-of-work';
 import { EventsService } from '../outbox/events.service';
-import { orderEvents } from '../outbox/order-events';
+import { orderEvents } from './events/order-events';
 import type { OrderResponse } from './dto/order.response';
 import { PLACEMENT_FIELDS, type PlacementField } from './dto/place-order.dto';
 import type { OrderJsonRow, OrderJsonTextRow } from './order-json';

@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOperation, ApiOkResponse, ApiTags } from '@nestjs/swa
 import { CurrentPrincipal, Roles } from '../kernel/access/access.decorators';
 import type { Principal } from '../kernel/access/principal';
 import { ApiErrorResponses } from '../platform/openapi/openapi.decorators';
-import { EventListResponse, toEventResponse } from './dto/event.response';
+import { EventListResponse, toEventResponse } from './dto/event-feed.response';
 import { ListEventsQuery } from './dto/list-events.query';
 import { EventsService } from './events.service';
 
