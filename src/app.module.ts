@@ -5,6 +5,7 @@ import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './platform/http/exception.filter';
 import { CompaniesModule } from './companies/companies.module';
+import { ENTITIES } from './entities';
 import { FoundationModule, type FoundationSettings } from './platform/foundation.module';
 import { HealthModule } from './platform/health/health.module';
 import { TokensModule } from './tokens/tokens.module';
@@ -19,11 +20,11 @@ import { SandboxModule } from './sandbox/sandbox.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(settings: FoundationSettings): DynamicModule {
+  static forRoot(settings: Omit<FoundationSettings, 'entities'>): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        FoundationModule.forRoot(settings),
+        FoundationModule.forRoot({ ...settings, entities: ENTITIES }),
         ScheduleModule.forRoot(),
         MetricsModule,
         AuthModule,

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
-import type { AuditRow } from '../audit/audit.repository';
+import type { AuditRow } from '../audit/audit-row';
 import { ApiFormats } from '../platform/formats/api-formats';
 import { DeviceCredentials } from '../platform/formats/device-credentials';
 import { type PreparedStatement, PreparedStatements } from '../platform/database/prepared-statements';
-import { appendEventsSql, deliveriesSql } from '../outbox/events.repository';
+import { appendEventsSql, deliveriesSql } from '../outbox/outbox-sql';
 import { ORDER_SUBJECT_TYPE, type OrderEventType, placedDataSql } from './events/order-events';
 import type { OrderResponse } from './dto/order.response';
 import { STORED_PROPERTIES, type StoredFields } from './order-fields';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Actor } from '../kernel/access/actor';
 import { AuditService } from '../audit/audit.service';
-import { CompaniesRepository } from '../companies/companies.repository';
+import { CompaniesService } from '../companies/companies.service';
 import { DeviceCredentials } from '../platform/formats/device-credentials';
 import { fieldError } from '../kernel/domain-error';
 import { UnitOfWork } from '../platform/database/unit-of-work';
@@ -46,7 +46,7 @@ export class OrdersService {
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly orders: OrdersRepository,
-    private readonly companies: CompaniesRepository,
+    private readonly companies: CompaniesService,
     private readonly validator: OrderValidator,
     private readonly audit: AuditService,
     private readonly events: EventsService,

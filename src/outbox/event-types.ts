@@ -12,6 +12,14 @@ export interface EventDraft {
   data: Record<string, unknown>;
 }
 
+/** An event as the outbox stored it: what the feed lists and a webhook delivery sends. */
+export interface StoredEvent {
+  id: string;
+  type: DeclaredEventType;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
+
 /** The public id of an event: `evt_` and its row id. */
 export const publicEventId = (id: string): string => `evt_${id}`;
 

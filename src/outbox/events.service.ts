@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { fieldError } from '../kernel/domain-error';
 import { eventRowId } from './event-types';
 import { EventsRepository } from './events.repository';
-import type { EventDraft } from './event-types';
+import type { EventDraft, StoredEvent } from './event-types';
 import type { OutboxEvent } from './outbox-event.entity';
 
 /** The most events one feed page returns (CONTRACT §4.8). */
@@ -27,7 +27,7 @@ export class EventsService {
   }
 
   /** The events of the given ids, by id: what a webhook delivery sends, or lists as its type. */
-  async byIds(ids: string[]): Promise<Map<string, OutboxEvent>> {
+  async byIds(ids: string[]): Promise<Map<string, StoredEvent>> {
     const events = await this.events.findMany([...new Set(ids)]);
     return new Map(events.map((event) => [event.id, event]));
   }

@@ -4,9 +4,8 @@ import { SecretSealer } from '../platform/formats/secret-sealer';
 import type { Environment } from '../platform/config/environment';
 import { Outage } from '../platform/database/outage';
 import { toEventResponse } from '../outbox/dto/event-feed.response';
-import { publicEventId } from '../outbox/event-types';
+import { publicEventId, type StoredEvent } from '../outbox/event-types';
 import { EventsService } from '../outbox/events.service';
-import type { OutboxEvent } from '../outbox/outbox-event.entity';
 import { ServiceLogger } from '../platform/logging/loggers';
 import { AppMetrics } from '../platform/metrics/app-metrics';
 import { RETRY_WINDOW_MS, retryDelayMs } from './retry-schedule';
@@ -102,7 +101,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
    * later with backoff (a hand retry's failure leaves the schedule and a given-up delivery as they were),
    * given up, or its endpoint gone.
    */
-  private async send(delivery: ClaimedDelivery, event: OutboxEvent): Promise<void> {
+  private async send(delivery: ClaimedDelivery, event: StoredEvent): Promise<void> {
     const attemptedAt = new Date();
     const webhookId = publicEventId(event.id);
     const result = await sendWebhook(

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { UnitOfWork } from '../platform/database/unit-of-work';
 import { DataSource, type EntityManager, In, IsNull } from 'typeorm';
 import { type DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
@@ -70,7 +71,10 @@ export type DeliveryOutcome =
 
 @Injectable()
 export class WebhooksRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
+  ) {}
 
   insertEndpoint(
     manager: EntityManager,
@@ -190,7 +194,7 @@ export class WebhooksRepository {
     attempt: Pick<WebhookAttempt, 'attemptedAt' | 'statusCode' | 'durationMs' | 'error'>,
     outcome: DeliveryOutcome,
   ): Promise<void> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.unitOfWork.transaction(async (manager) => {
       await manager.insert(WebhookAttempt, { ...attempt, deliveryId: delivery.id });
       await manager.update(WebhookDelivery, { id: delivery.id }, { inFlightUntil: null });
       const pending = { id: delivery.id, status: 'pending' as const };

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Actor } from '../kernel/access/actor';
 import { AuditService } from '../audit/audit.service';
-import { CompaniesRepository } from '../companies/companies.repository';
+import { CompaniesService } from '../companies/companies.service';
 import { fieldError } from '../kernel/domain-error';
 import { SecretSealer } from '../platform/formats/secret-sealer';
 import { groupBy } from '../kernel/group-by';
@@ -37,7 +37,7 @@ export class WebhooksService {
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly webhooks: WebhooksRepository,
-    private readonly companies: CompaniesRepository,
+    private readonly companies: CompaniesService,
     private readonly audit: AuditService,
     private readonly sealer: SecretSealer,
     private readonly dispatcher: WebhookDispatcher,
@@ -60,7 +60,7 @@ export class WebhooksService {
     }
     const secret = input.secret ?? generateWebhookSecret();
     return this.unitOfWork.transaction(async (manager) => {
-      if (!(await this.companies.findById(input.companyId, manager))) {
+      if (!(await this.companies.exists(input.companyId, manager))) {
         throw fieldError('company_id', 'No company has this id.');
       }
       const endpoint = await this.webhooks.insertEndpoint(manager, {

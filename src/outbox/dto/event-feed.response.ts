@@ -1,7 +1,5 @@
 import { ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import type { DeclaredEventType } from '../event-types';
-import { publicEventId } from '../event-types';
-import type { OutboxEvent } from '../outbox-event.entity';
+import { type DeclaredEventType, publicEventId, type StoredEvent } from '../event-types';
 
 /** One event as the feed lists it and a webhook delivers it. */
 export interface EventResponse {
@@ -25,9 +23,7 @@ export class EventListResponse {
   data!: EventResponse[];
 }
 
-export function toEventResponse(
-  event: Pick<OutboxEvent, 'id' | 'type' | 'data' | 'createdAt'>,
-): EventResponse {
+export function toEventResponse(event: StoredEvent): EventResponse {
   return {
     id: publicEventId(event.id),
     type: event.type,

@@ -1,10 +1,13 @@
 import { join } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
-import { ENTITIES } from '../../entities';
 import { QueryCountingLogger } from './query-counter';
+
+/** The entity classes a DataSource maps: the composition root's list (src/entities.ts). */
+export type EntityList = NonNullable<DataSourceOptions['entities']>;
 
 export interface DatabaseSettings {
   url: string;
+  entities: EntityList;
   poolSize: number;
   /** DATABASE_STATEMENT_TIMEOUT_MS; the migration commands use the default. */
   statementTimeoutMs?: number;
@@ -28,13 +31,14 @@ const KEEPALIVE_DELAY_MS = 10_000;
  */
 export function dataSourceOptions({
   url,
+  entities,
   poolSize,
   statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS,
 }: DatabaseSettings): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    entities,
     migrations: [join(__dirname, '..', '..', 'migrations', '*.js')],
     migrationsTableName: 'migrations',
     synchronize: false,

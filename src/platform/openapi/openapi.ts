@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../idempotency/idempotency.interceptor';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../http/idempotency-headers';
 import { MAX_DB_INTEGER } from '../../kernel/db-integer.validator';
 import { RATE_HEADERS, ValidationErrorBody } from './openapi.decorators';
 import { HEADER_MAX_LENGTH } from '../../kernel/openapi.formats';
