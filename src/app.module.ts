@@ -16,10 +16,34 @@ import { LogisticsModule } from './logistics/logistics.module';
 import { EventsModule } from './outbox/events.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
+import { declareApiTag } from './platform/openapi/document-contributions';
 import { SandboxModule } from './sandbox/sandbox.module';
+
+/** The API's surfaces that several modules share, and those whose modules do not declare their tag yet. */
+const SURFACE_TAGS = [
+  {
+    name: 'orders',
+    description: 'Partner API: place, read, list, update, cancel and comment on your company’s orders.',
+    rank: 10,
+  },
+  {
+    name: 'logistics',
+    description: 'Logistics API: the work queue and the facts that move orders forward.',
+    rank: 40,
+  },
+  {
+    name: 'admin',
+    description: 'Admin API: companies, tokens, products, webhooks and the audit trail.',
+    rank: 50,
+  },
+];
 
 @Module({})
 export class AppModule {
+  constructor() {
+    for (const tag of SURFACE_TAGS) declareApiTag(tag);
+  }
+
   static forRoot(settings: Omit<FoundationSettings, 'entities'>): DynamicModule {
     return {
       module: AppModule,

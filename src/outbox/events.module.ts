@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { getSchemaPath, type OpenAPIObject } from '@nestjs/swagger';
-import { contributeToDocument } from '../platform/openapi/document-contributions';
+import { contributeToDocument, declareApiTag } from '../platform/openapi/document-contributions';
 import { ANY_EVENT_SCHEMA_NAME } from './dto/event-feed.response';
 import { EVENT_TYPES, eventSchemaOf } from './event-catalog';
 import { EventsController } from './events.controller';
@@ -27,6 +27,11 @@ function documentAnyEvent(document: OpenAPIObject): void {
 })
 export class EventsModule {
   constructor() {
+    declareApiTag({
+      name: 'events',
+      description: 'Partner API: your company’s order events, the same ones webhooks deliver.',
+      rank: 30,
+    });
     contributeToDocument(documentAnyEvent);
   }
 }

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { CompaniesModule } from '../companies/companies.module';
 import { EventsModule } from '../outbox/events.module';
-import { contributeToDocument } from '../platform/openapi/document-contributions';
+import { contributeToDocument, declareApiTag } from '../platform/openapi/document-contributions';
 import { documentWebhooks } from './webhook-document';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhooksController } from './webhooks.controller';
@@ -16,6 +16,11 @@ import { WebhooksService } from './webhooks.service';
 })
 export class WebhooksModule {
   constructor() {
+    declareApiTag({
+      name: 'webhooks',
+      description: 'Webhooks: the events this service POSTs to the endpoints an administrator registered.',
+      rank: 70,
+    });
     contributeToDocument(documentWebhooks);
   }
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../config/environment';
 import { QueryCountingLogger } from './query-counter';
 
 /** The entity classes a DataSource maps: the composition root's list (src/entities.ts). */
@@ -13,8 +14,6 @@ export interface DatabaseSettings {
   statementTimeoutMs?: number;
 }
 
-/** No statement may hold a connection longer than this (OWASP API4: bounded resource use), then 503. */
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 /** How much longer than the statement timeout the driver waits for an answer before it gives up on the link. */
 const READ_TIMEOUT_MARGIN_MS = 2_000;
 /** Idle connections are probed from this long on, so a peer that vanished is noticed (TCP keepalive). */

@@ -5,17 +5,7 @@ import { MAX_DB_INTEGER } from '../../kernel/db-integer.validator';
 import { RATE_HEADERS, ValidationErrorBody } from './openapi.decorators';
 import { HEADER_MAX_LENGTH } from '../../kernel/openapi.formats';
 import { DOCS_PATH } from '../http/public-url';
-import { applyDocumentContributions } from './document-contributions';
-
-const TAGS = {
-  orders: 'Partner API: place, read, list, update, cancel and comment on your company’s orders.',
-  products: 'Partner API: the products that can be ordered.',
-  events: 'Partner API: your company’s order events, the same ones webhooks deliver.',
-  logistics: 'Logistics API: the work queue and the facts that move orders forward.',
-  admin: 'Admin API: companies, tokens, products, webhooks and the audit trail.',
-  health: 'Liveness and readiness, without a token.',
-  webhooks: 'Webhooks: the events this service POSTs to the endpoints an administrator registered.',
-};
+import { applyDocumentContributions, declaredApiTags } from './document-contributions';
 
 type Node = Record<string, unknown>;
 
@@ -197,7 +187,7 @@ export function setupOpenApi(app: INestApplication, publicBaseUrl: string | unde
       publicBaseUrl ?? '/',
       'This service, in whichever environment serves this document (production, staging or local).',
     );
-  for (const [name, description] of Object.entries(TAGS)) builder.addTag(name, description);
+  for (const tag of declaredApiTags()) builder.addTag(tag.name, tag.description);
   builder.addGlobalParameters(REQUEST_ID_PARAMETER);
   const document = SwaggerModule.createDocument(app, builder.build());
   finishDocument(document);
