@@ -36,8 +36,11 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
-  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
-  { files: ['jest.config.js'], languageOptions: { globals: { module: 'writable' } } },
+  { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], ...tseslint.configs.disableTypeChecked },
+  {
+    files: ['jest.config.js', '.dependency-cruiser.cjs'],
+    languageOptions: { globals: { module: 'writable' } },
+  },
   {
     files: ['examples/**/*.mjs'],
     languageOptions: { globals: { console: 'readonly', Buffer: 'readonly' } },

@@ -5,6 +5,7 @@ import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './platform/http/exception.filter';
 import { CompaniesModule } from './companies/companies.module';
+import { ENTITIES } from './entities';
 import { FoundationModule, type FoundationSettings } from './platform/foundation.module';
 import { HealthModule } from './platform/health/health.module';
 import { TokensModule } from './tokens/tokens.module';
@@ -16,14 +17,38 @@ import { EventsModule } from './outbox/events.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
 import { SandboxModule } from './orders/sandbox.module';
+import { declareApiTag } from './platform/openapi/document-contributions';
+
+/** The API's surfaces that several modules share, and those whose modules do not declare their tag yet. */
+const SURFACE_TAGS = [
+  {
+    name: 'orders',
+    description: 'Partner API: place, read, list, update, cancel and comment on your company’s orders.',
+    rank: 10,
+  },
+  {
+    name: 'logistics',
+    description: 'Logistics API: the work queue and the facts that move orders forward.',
+    rank: 40,
+  },
+  {
+    name: 'admin',
+    description: 'Admin API: companies, tokens, products, webhooks and the audit trail.',
+    rank: 50,
+  },
+];
 
 @Module({})
 export class AppModule {
-  static forRoot(settings: FoundationSettings): DynamicModule {
+  constructor() {
+    for (const tag of SURFACE_TAGS) declareApiTag(tag);
+  }
+
+  static forRoot(settings: Omit<FoundationSettings, 'entities'>): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        FoundationModule.forRoot(settings),
+        FoundationModule.forRoot({ ...settings, entities: ENTITIES }),
         ScheduleModule.forRoot(),
         MetricsModule,
         AuthModule,

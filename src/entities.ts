@@ -5,7 +5,7 @@ import { DeliveryError, DetailedStatus, Tracking } from './orders/order-children
 import { Order } from './orders/order.entity';
 import { ProductVariation } from './products/product-variation.entity';
 import { Product } from './products/product.entity';
-import { OrderEvent } from './outbox/order-event.entity';
+import { OutboxEvent } from './outbox/outbox-event.entity';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
 import { ApiToken } from './tokens/api-token.entity';
 import { WebhookAttempt, WebhookDelivery } from './webhooks/webhook-delivery.entity';
@@ -24,7 +24,7 @@ export const ENTITIES: Function[] = [
   DeliveryError,
   OrderComment,
   IdempotencyKey,
-  OrderEvent,
+  OutboxEvent,
   WebhookEndpoint,
   WebhookDelivery,
   WebhookAttempt,

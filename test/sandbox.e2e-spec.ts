@@ -41,9 +41,12 @@ describe('the partner sandbox: POST /order/{id}/simulate (CONTRACT §4.9)', () =
       .set({ ...as(partner.token), ...headers })
       .send({ to });
   const eventsOf = async (id: number) =>
-    (await service.db.query('SELECT type, data FROM events WHERE order_id = $1 ORDER BY id', [id])).rows.map(
-      (row: { type: string; data: { state: string } }) => [row.type, row.data.state],
-    );
+    (
+      await service.db.query(
+        `SELECT type, data FROM events WHERE subject_type = 'order' AND subject_id = $1 ORDER BY id`,
+        [id],
+      )
+    ).rows.map((row: { type: string; data: { state: string } }) => [row.type, row.data.state]);
   const stateOf = async (id: number) =>
     (await service.db.query('SELECT state, test, version FROM orders WHERE id = $1', [id])).rows[0] as {
       state: string;

@@ -398,7 +398,10 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
     ).toEqual(['order.comment', 'order.placed']);
     const feed = await feedOf(partner, 2);
     expect(feed.map((event) => event.type)).toEqual(['order.placed', 'order.comment']);
-    const stored = await service.db.query(`SELECT type FROM events WHERE order_id = $1 ORDER BY id`, [id]);
+    const stored = await service.db.query(
+      `SELECT type FROM events WHERE subject_type = 'order' AND subject_id = $1 ORDER BY id`,
+      [id],
+    );
     expect(stored.rows).toEqual([{ type: 'order.placed' }, { type: 'order.comment' }]);
   });
 
@@ -434,7 +437,7 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
     const stored = await service.db.query<{ data: string; audit: string }>(
       `SELECT e.data::text AS data,
               (SELECT target_id FROM audit_events a WHERE a.action = 'order.placed' AND a.target_id = $2) AS audit
-       FROM events e WHERE e.order_id = $1`,
+       FROM events e WHERE e.subject_type = 'order' AND e.subject_id = $1`,
       [id, String(id)],
     );
     const ref = `${partner.site}-${String(id).padStart(7, '0')}`;

@@ -1,14 +1,4 @@
-import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryGeneratedColumn,
-} from 'typeorm';
-import { Company } from '../companies/company.entity';
-import { ApiToken } from '../tokens/api-token.entity';
+import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /** Who did what to which object, when: one row per change made through the API or the CLI. */
 @Entity('audit_events')
@@ -23,22 +13,16 @@ export class AuditEvent {
 
   /** The token that made the change; null for the CLI, which acts as the operator at the machine. */
   @Column({ name: 'token_id', type: 'integer', nullable: true })
+  @ForeignKey('ApiToken', { name: 'audit_events_token_id_fkey', onDelete: 'RESTRICT' })
   tokenId!: number | null;
-
-  @ManyToOne(() => ApiToken, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'token_id', foreignKeyConstraintName: 'audit_events_token_id_fkey' })
-  token?: ApiToken;
 
   @Column({ name: 'user_name', type: 'varchar', length: 255 })
   userName!: string;
 
   /** The company the changed object belongs to, when it belongs to one. */
   @Column({ name: 'company_id', type: 'integer', nullable: true })
+  @ForeignKey('Company', { name: 'audit_events_company_id_fkey', onDelete: 'RESTRICT' })
   companyId!: number | null;
-
-  @ManyToOne(() => Company, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'company_id', foreignKeyConstraintName: 'audit_events_company_id_fkey' })
-  company?: Company;
 
   /** e.g. company.created, token.issued, token.revoked, order.placed. */
   @Column({ type: 'varchar', length: 64 })

@@ -2,9 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import { AuditEvent } from './audit-event.entity';
-
-/** An audit row as written: who, from which request, which change to which object. */
-export type AuditRow = Omit<AuditEvent, 'id' | 'occurredAt' | 'token' | 'company'>;
+import type { AuditRow } from './audit-row';
 
 export interface AuditFilter {
   companyId?: number;

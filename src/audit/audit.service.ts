@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Actor } from '../kernel/access/actor';
 import type { AuditEvent } from './audit-event.entity';
-import { type AuditFilter, AuditRepository, type AuditRow } from './audit.repository';
+import type { AuditRow } from './audit-row';
+import { type AuditFilter, AuditRepository } from './audit.repository';
 
 export interface AuditEntry {
   action: string;

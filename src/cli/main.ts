@@ -6,6 +6,7 @@ import { InvalidEnvironmentError, validateEnvironment } from '../platform/config
 import { StartupError } from '../platform/config/startup-error';
 import { resolveDatabase, resolveDeviceCredentialsKey } from '../platform/database/local-database';
 import { CliInputError } from './cli-input';
+import { ENTITIES } from '../entities';
 import { CliModule } from './cli.module';
 
 /** How the documents run the CLI. */
@@ -36,7 +37,7 @@ async function main(): Promise<number> {
   let failure: unknown;
   try {
     const deviceCredentialsKey = await resolveDeviceCredentialsKey(env);
-    const settings = { env, databaseUrl: database.url, logger, deviceCredentialsKey };
+    const settings = { env, databaseUrl: database.url, entities: ENTITIES, logger, deviceCredentialsKey };
     await CommandFactory.run(CliModule.forRoot(settings), {
       logger: ['error', 'warn'],
       helpConfiguration: {

@@ -9,11 +9,10 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Actor } from '../kernel/access/actor';
-import { CurrentActor, Roles } from '../kernel/access/access.decorators';
+import { CallerCompany, CurrentActor, Roles } from '../kernel/access/access.decorators';
 import { idParam } from '../platform/http/id-param.pipe';
 import { ApiErrorResponses } from '../platform/openapi/openapi.decorators';
 import { Idempotent } from '../idempotency/idempotency.interceptor';
-import { CompanyId } from '../orders/http/company-id.decorator';
 import { CommentOrderNotFoundError } from './comments.errors';
 import { CommentsService } from './comments.service';
 import {
@@ -58,7 +57,7 @@ export class CommentsController {
   @ApiErrorResponses(401, 403, 409, 413, 422, 429)
   async comment(
     @CurrentActor() actor: Actor,
-    @CompanyId() companyId: number,
+    @CallerCompany() companyId: number,
     @Param('id', idParam(() => new CommentOrderNotFoundError())) id: number,
     @Body() body: unknown,
   ): Promise<CommentSuccessResponse> {

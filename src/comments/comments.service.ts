@@ -6,7 +6,7 @@ import { AuditService } from '../audit/audit.service';
 import { toFieldErrors } from '../kernel/validation';
 import { UnitOfWork } from '../platform/database/unit-of-work';
 import { EventsService } from '../outbox/events.service';
-import { orderEvents } from '../outbox/order-events';
+import { orderEvents } from '../orders/events/order-events';
 import { OrdersService } from '../orders/application/orders.service';
 import { CommentOrderNotFoundError, CommentValidationError } from './comments.errors';
 import { CommentsRepository } from './comments.repository';

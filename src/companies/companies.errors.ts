@@ -1,4 +1,6 @@
-import { DomainError } from '../kernel/domain-error';
+import { declareErrorCodes, DomainError } from '../kernel/domain-error';
+
+declareErrorCodes({ COMPANY_NOT_FOUND: { status: 404 } });
 
 export class CompanyNotFoundError extends DomainError {
   constructor() {

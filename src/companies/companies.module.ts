@@ -8,6 +8,6 @@ import { CompaniesService } from './companies.service';
   imports: [AuditModule],
   controllers: [CompaniesController],
   providers: [CompaniesRepository, CompaniesService],
-  exports: [CompaniesRepository, CompaniesService],
+  exports: [CompaniesService],
 })
 export class CompaniesModule {}

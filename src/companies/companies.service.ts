@@ -1,22 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Actor } from '../kernel/access/actor';
 import { AuditService } from '../audit/audit.service';
 import { CompaniesRepository } from './companies.repository';
 import { CompanyNotFoundError } from './companies.errors';
 import type { Company } from './company.entity';
+import { UnitOfWork } from '../platform/database/unit-of-work';
 
 @Injectable()
 export class CompaniesService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly companies: CompaniesRepository,
     private readonly audit: AuditService,
   ) {}
 
   create(actor: Actor, input: { name: string; site: string }): Promise<Company> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.unitOfWork.transaction(async (manager) => {
       const company = await this.companies.insert(manager, {
         name: input.name,
         site: input.site.toUpperCase(),
@@ -30,6 +30,16 @@ export class CompaniesService {
       });
       return company;
     });
+  }
+
+  /** Whether the company exists, read in the caller's transaction when given its manager. */
+  async exists(id: number, manager?: EntityManager): Promise<boolean> {
+    return (await this.companies.findById(id, manager)) !== null;
+  }
+
+  /** The company's site (the prefix of its order refs), or null for an unknown company; cached. */
+  siteOf(id: number, manager?: EntityManager): Promise<string | null> {
+    return this.companies.siteOf(id, manager);
   }
 
   async get(id: number): Promise<Company> {

@@ -1,5 +1,4 @@
-import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { Company } from '../companies/company.entity';
+import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryColumn } from 'typeorm';
 
 /**
  * A partner write carried out under an Idempotency-Key (CONTRACT §4): the request's fingerprint and the
@@ -9,11 +8,8 @@ import { Company } from '../companies/company.entity';
 @Index('idempotency_keys_expires_at_idx', ['expiresAt'])
 export class IdempotencyKey {
   @PrimaryColumn({ name: 'company_id', type: 'integer', primaryKeyConstraintName: 'idempotency_keys_pkey' })
+  @ForeignKey('Company', { name: 'idempotency_keys_company_id_fkey', onDelete: 'CASCADE' })
   companyId!: number;
-
-  @ManyToOne(() => Company, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'company_id', foreignKeyConstraintName: 'idempotency_keys_company_id_fkey' })
-  company?: Company;
 
   @PrimaryColumn({ type: 'varchar', length: 255, primaryKeyConstraintName: 'idempotency_keys_pkey' })
   key!: string;

@@ -1,4 +1,9 @@
-import { DomainError, fieldError } from '../kernel/domain-error';
+import { declareErrorCodes, DomainError, fieldError } from '../kernel/domain-error';
+
+declareErrorCodes({
+  IDEMPOTENCY_KEY_IN_USE: { status: 409 },
+  IDEMPOTENCY_KEY_REUSED: { status: 422 },
+});
 
 /** The first request with this key has not finished: a repeat now would run it twice. */
 export class IdempotencyKeyInUseError extends DomainError {

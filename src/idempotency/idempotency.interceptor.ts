@@ -12,16 +12,15 @@ import { Reflector } from '@nestjs/core';
 import { ApiHeader } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { catchError, defer, lastValueFrom, map, type Observable, throwError } from 'rxjs';
-import { type AuthenticatedRequest, principalOf } from '../kernel/access/access.decorators';
+import { type AuthenticatedRequest, callerCompanyOf } from '../kernel/access/access.decorators';
 import { ReplayedErrorResponse } from '../platform/http/error-responses';
 import { DOCS_PATH, publicBaseUrl } from '../platform/http/public-url';
 import type { Environment } from '../platform/config/environment';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../platform/http/idempotency-headers';
 import { invalidIdempotencyKey } from './idempotency.errors';
 import { type Answer, IdempotencyService } from './idempotency.service';
 import { IDEMPOTENCY_KEY_PATTERN, isValidIdempotencyKey, requestFingerprint } from './request-fingerprint';
 
-export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
-export const REPLAYED_HEADER = 'Idempotent-Replayed';
 const ETAG_HEADER = 'ETag';
 
 /** Runs the route under its Idempotency-Key when the request carries one (after auth and rate limit). */
@@ -42,7 +41,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const response = http.getResponse<Response>();
     const markReplayed = () => response.setHeader(REPLAYED_HEADER, 'true');
     const idempotent = {
-      companyId: principalOf(request).companyId!,
+      companyId: callerCompanyOf(request),
       key,
       fingerprint: requestFingerprint(request.method, request.path, request.body),
       successStatus:

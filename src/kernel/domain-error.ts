@@ -1,41 +1,44 @@
-/**
- * The stable codes services throw. The exception filter is the only place that turns a code into an
- * HTTP status and body (see error-responses.ts).
- */
-export type ErrorCode =
-  | 'VALIDATION_FAILED'
-  | 'BAD_REQUEST'
-  | 'MALFORMED_JSON'
-  | 'NESTED_TOO_DEEPLY'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'REQUEST_TIMEOUT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'PRECONDITION_FAILED'
-  | 'RANGE_NOT_SATISFIABLE'
-  | 'ROUTE_NOT_FOUND'
-  | 'UNAUTHENTICATED'
-  | 'FORBIDDEN'
-  | 'RATE_LIMITED'
-  | 'SERVICE_UNAVAILABLE'
-  | 'COMPANY_NOT_FOUND'
-  | 'TOKEN_NOT_FOUND'
-  | 'PRODUCT_NOT_FOUND'
-  | 'WEBHOOK_NOT_FOUND'
-  | 'DELIVERY_NOT_FOUND'
-  | 'DELIVERY_NOT_RETRYABLE'
-  | 'ORDER_NOT_FOUND'
-  | 'ORDER_CONFLICT'
-  | 'ORDER_CHANGED'
-  | 'COMMENT_VALIDATION_FAILED'
-  | 'COMMENT_ORDER_NOT_FOUND'
-  | 'IDEMPOTENCY_KEY_IN_USE'
-  | 'IDEMPOTENCY_KEY_REUSED';
-
 export type FieldErrors = Record<string, string[]>;
+
+/** What an error body is built from: the error's message and field errors, and the documentation's URL. */
+export interface ErrorDetail {
+  message: string;
+  fieldErrors: FieldErrors | undefined;
+  docsUrl: string;
+}
+
+/** How an error code is answered: its status, and its body when that is not `{"message": <the message>}`. */
+export interface ErrorAnswer {
+  status: number;
+  body?: (detail: ErrorDetail) => Record<string, unknown>;
+}
+
+const answers = new Map<string, ErrorAnswer>();
+
+/**
+ * Declares the stable codes a module raises, with their answers (CONTRACT §2), as the module loads. The
+ * exception filter is the only reader: the one place a code becomes a status and a body.
+ */
+export function declareErrorCodes(declared: Record<string, ErrorAnswer>): void {
+  for (const [code, answer] of Object.entries(declared)) {
+    if (answers.has(code)) throw new Error(`The error code ${code} is declared twice.`);
+    answers.set(code, answer);
+  }
+}
+
+/** The declared answer of a code, or undefined for a code no module declared. */
+export const errorAnswerOf = (code: string): ErrorAnswer | undefined => answers.get(code);
+
+declareErrorCodes({
+  VALIDATION_FAILED: {
+    status: 400,
+    body: ({ message, fieldErrors }) => ({ message, errors: fieldErrors ?? {} }),
+  },
+});
 
 export class DomainError extends Error {
   constructor(
-    readonly code: ErrorCode,
+    readonly code: string,
     message?: string,
     readonly fieldErrors?: FieldErrors,
   ) {

@@ -1,5 +1,11 @@
-import { DomainError } from '../kernel/domain-error';
+import { declareErrorCodes, DomainError } from '../kernel/domain-error';
 import type { OrderState } from './order-state';
+
+declareErrorCodes({
+  ORDER_NOT_FOUND: { status: 404 },
+  ORDER_CONFLICT: { status: 409 },
+  ORDER_CHANGED: { status: 412 },
+});
 
 export class OrderNotFoundError extends DomainError {
   constructor() {

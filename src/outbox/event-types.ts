@@ -1,14 +1,24 @@
-/** The event types of CONTRACT §5. */
-export const EVENT_TYPES = [
-  'order.placed',
-  'order.updated',
-  'order.comment',
-  'order.state_changed',
-  'order.tracking',
-  'order.detailed_status',
-  'order.delivery_error',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+/**
+ * The declared event types as TypeScript knows them: each publishing module adds its own by declaration merging
+ * (`declare module`), so code that lists any event's type (a webhook delivery's) stays typed.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface DeclaredEventTypes {}
+export type DeclaredEventType = Extract<keyof DeclaredEventTypes, string>;
+
+/** An event about to be written: its type and its `data`, kept small and never carrying secrets. */
+export interface EventDraft {
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/** An event as the outbox stored it: what the feed lists and a webhook delivery sends. */
+export interface StoredEvent {
+  id: string;
+  type: DeclaredEventType;
+  data: Record<string, unknown>;
+  createdAt: Date;
+}
 
 /** The public id of an event: `evt_` and its row id. */
 export const publicEventId = (id: string): string => `evt_${id}`;

@@ -1,9 +1,8 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { CurrentPrincipal, Roles } from '../kernel/access/access.decorators';
-import type { Principal } from '../kernel/access/principal';
+import { CallerCompany, Roles } from '../kernel/access/access.decorators';
 import { ApiErrorResponses } from '../platform/openapi/openapi.decorators';
-import { EventListResponse, toEventResponse } from './dto/event.response';
+import { EventListResponse, toEventResponse } from './dto/event-feed.response';
 import { ListEventsQuery } from './dto/list-events.query';
 import { EventsService } from './events.service';
 
@@ -42,10 +41,10 @@ export class EventsController {
   })
   @ApiErrorResponses(400, 401, 403, 429)
   async list(
-    @CurrentPrincipal() principal: Principal,
+    @CallerCompany() companyId: number,
     @Query() query: ListEventsQuery,
   ): Promise<EventListResponse> {
-    const events = await this.events.feed(principal.companyId!, query.after);
+    const events = await this.events.feed(companyId, query.after);
     return { data: events.map(toEventResponse) };
   }
 }

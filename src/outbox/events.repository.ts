@@ -1,21 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager, In } from 'typeorm';
 import { AppMetrics } from '../platform/metrics/app-metrics';
-import type { EventDraft } from './order-events';
-import { OrderEvent } from './order-event.entity';
+import { subjectTypeOf } from './event-catalog';
+import { deliveriesSql } from './outbox-sql';
+import type { EventDraft } from './event-types';
+import { OutboxEvent } from './outbox-event.entity';
 
-/**
- * SQL: one pending delivery per active webhook endpoint of the company (placeholder `company`) for each event
- * the statement's CTE `events` returned (`RETURNING id`): the outbox half of a change's statement.
- */
-export const deliveriesSql = (events: string, company: string): string =>
-  `INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at)
-   SELECT ${events}.id, endpoint.id, now()
-   FROM ${events} CROSS JOIN webhook_endpoints endpoint
-   WHERE endpoint.company_id = ${company} AND endpoint.active`;
-
-/** A feed position: the writing transaction, then the row id (see OrderEvent.transactionId). */
+/** A feed position: the writing transaction, then the row id (see OutboxEvent.transactionId). */
 export interface FeedPosition {
   transactionId: string;
   id: string;
@@ -29,28 +21,30 @@ export class EventsRepository {
   ) {}
 
   /**
-   * Writes the events of one change and, in the same statement, one pending delivery per active webhook
-   * endpoint of the company: the outbox commits or rolls back with the change.
+   * Writes the events of one change to one subject (each draft's type names the subject type) and, in the same
+   * statement, one pending delivery per active webhook endpoint of the company: the outbox commits or rolls
+   * back with the change.
    */
   async insert(
     manager: EntityManager,
     companyId: number,
-    orderId: number,
+    subjectId: number,
     drafts: EventDraft[],
   ): Promise<void> {
     if (drafts.length === 0) return;
     await manager.query(
       `WITH inserted AS (
-         INSERT INTO events (company_id, order_id, type, data, transaction_id)
-         SELECT $1, $2, draft.type, draft.data, pg_current_xact_id()::text::bigint
-         FROM unnest($3::varchar[], $4::json[]) WITH ORDINALITY AS draft(type, data, position)
+         INSERT INTO events (company_id, subject_type, subject_id, type, data, transaction_id)
+         SELECT $1::integer, draft.subject_type, $2::bigint, draft.type, draft.data, pg_current_xact_id()::text::bigint
+         FROM unnest($3::varchar[], $4::varchar[], $5::json[]) WITH ORDINALITY AS draft(subject_type, type, data, position)
          ORDER BY draft.position
          RETURNING id
        )
        ${deliveriesSql('inserted', '$1')}`,
       [
         companyId,
-        orderId,
+        subjectId,
+        drafts.map((draft) => subjectTypeOf(draft.type)),
         drafts.map((draft) => draft.type),
         drafts.map((draft) => JSON.stringify(draft.data)),
       ],
@@ -63,9 +57,15 @@ export class EventsRepository {
     this.metrics.countOnCommit(manager, drafts);
   }
 
+  /** The events of the given ids, in one statement (events_pkey). */
+  findMany(ids: string[]): Promise<OutboxEvent[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return this.dataSource.manager.findBy(OutboxEvent, { id: In(ids) });
+  }
+
   /** Where an event of the company stands in the feed; null for an unknown or foreign event. */
   async positionOf(companyId: number, id: string): Promise<FeedPosition | null> {
-    const event = await this.dataSource.manager.findOne(OrderEvent, {
+    const event = await this.dataSource.manager.findOne(OutboxEvent, {
       select: { id: true, transactionId: true },
       where: { id, companyId },
     });
@@ -77,9 +77,9 @@ export class EventsRepository {
    * transactions older than every transaction still running are read, so one that commits late cannot be
    * passed over by a reader that already moved beyond it.
    */
-  feed(companyId: number, after: FeedPosition | null, limit: number): Promise<OrderEvent[]> {
+  feed(companyId: number, after: FeedPosition | null, limit: number): Promise<OutboxEvent[]> {
     const query = this.dataSource.manager
-      .createQueryBuilder(OrderEvent, 'e')
+      .createQueryBuilder(OutboxEvent, 'e')
       .where('e.company_id = :companyId', { companyId })
       .andWhere('e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint');
     if (after) {

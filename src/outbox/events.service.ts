@@ -3,8 +3,8 @@ import type { EntityManager } from 'typeorm';
 import { fieldError } from '../kernel/domain-error';
 import { eventRowId } from './event-types';
 import { EventsRepository } from './events.repository';
-import type { EventDraft } from './order-events';
-import type { OrderEvent } from './order-event.entity';
+import type { EventDraft, StoredEvent } from './event-types';
+import type { OutboxEvent } from './outbox-event.entity';
 
 /** The most events one feed page returns (CONTRACT §4.8). */
 export const FEED_PAGE_SIZE = 100;
@@ -14,8 +14,8 @@ export class EventsService {
   constructor(private readonly events: EventsRepository) {}
 
   /** Records the events of a change, in the change's transaction (the outbox). */
-  publish(manager: EntityManager, companyId: number, orderId: number, drafts: EventDraft[]): Promise<void> {
-    return this.events.insert(manager, companyId, orderId, drafts);
+  publish(manager: EntityManager, companyId: number, subjectId: number, drafts: EventDraft[]): Promise<void> {
+    return this.events.insert(manager, companyId, subjectId, drafts);
   }
 
   /**
@@ -26,8 +26,14 @@ export class EventsService {
     this.events.written(manager, drafts);
   }
 
+  /** The events of the given ids, by id: what a webhook delivery sends, or lists as its type. */
+  async byIds(ids: string[]): Promise<Map<string, StoredEvent>> {
+    const events = await this.events.findMany([...new Set(ids)]);
+    return new Map(events.map((event) => [event.id, event]));
+  }
+
   /** The company's events after `after` (a public event id of the company), oldest first. */
-  async feed(companyId: number, after: string | undefined): Promise<OrderEvent[]> {
+  async feed(companyId: number, after: string | undefined): Promise<OutboxEvent[]> {
     const rowId = after === undefined ? null : eventRowId(after);
     const position = rowId === null ? null : await this.events.positionOf(companyId, rowId);
     if (after !== undefined && !position) throw fieldError('after', 'No event of yours has this id.');

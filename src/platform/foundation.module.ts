@@ -3,6 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import type { Logger } from 'pino';
 import { CommonModule } from './formats/formats.module';
 import type { Environment } from './config/environment';
+import type { EntityList } from './database/data-source-options';
 import { DatabaseModule } from './database/database.module';
 import { LoggingModule } from './logging/logging.module';
 
@@ -11,6 +12,8 @@ export interface FoundationSettings {
   env: Environment;
   /** DATABASE_URL, or the URL of the embedded server started for this process. */
   databaseUrl: string;
+  /** Every entity, from the composition root (src/entities.ts). */
+  entities: EntityList;
   /** The pino instance everything logs through (the HTTP request logger's, for the API). */
   logger: Logger;
   /** Seals device credentials at rest (resolveDeviceCredentialsKey). */
@@ -20,7 +23,13 @@ export interface FoundationSettings {
 /** What the API and the CLI both stand on: configuration, logging, the database and the shared formats. */
 @Module({})
 export class FoundationModule {
-  static forRoot({ env, databaseUrl, logger, deviceCredentialsKey }: FoundationSettings): DynamicModule {
+  static forRoot({
+    env,
+    databaseUrl,
+    entities,
+    logger,
+    deviceCredentialsKey,
+  }: FoundationSettings): DynamicModule {
     return {
       module: FoundationModule,
       imports: [
@@ -33,6 +42,7 @@ export class FoundationModule {
         LoggingModule.forRoot(logger),
         DatabaseModule.forRoot({
           url: databaseUrl,
+          entities,
           poolSize: env.DATABASE_POOL_SIZE,
           statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
           runMigrations: env.MIGRATIONS_RUN,

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
+import { declareApiTag } from '../platform/openapi/document-contributions';
 import { AdminProductsController } from './admin-products.controller';
 import { ProductsController } from './products.controller';
 import { ProductsRepository } from './products.repository';
@@ -11,4 +12,12 @@ import { ProductsService } from './products.service';
   providers: [ProductsRepository, ProductsService],
   exports: [ProductsService],
 })
-export class ProductsModule {}
+export class ProductsModule {
+  constructor() {
+    declareApiTag({
+      name: 'products',
+      description: 'Partner API: the products that can be ordered.',
+      rank: 20,
+    });
+  }
+}

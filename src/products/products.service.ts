@@ -1,21 +1,16 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { Actor } from '../kernel/access/actor';
 import { AuditService } from '../audit/audit.service';
 import { groupBy } from '../kernel/group-by';
 import { Notifications } from '../platform/database/notifications';
 import { toProductResponse } from './dto/product.response';
-import type { ProductVariation } from './product-variation.entity';
 import type { Product } from './product.entity';
+import type { ProductWithVariations } from './product-with-variations';
 import { ProductNotFoundError } from './products.errors';
 import { PRODUCTS_CHANGED_CHANNEL, ProductsRepository } from './products.repository';
-
-export interface ProductWithVariations {
-  product: Product;
-  variations: ProductVariation[];
-}
+import { UnitOfWork } from '../platform/database/unit-of-work';
 
 export interface NewProduct {
   name: string;
@@ -48,7 +43,7 @@ export class ProductsService implements OnModuleInit {
   });
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly products: ProductsRepository,
     private readonly audit: AuditService,
     private readonly notifications: Notifications,
@@ -144,7 +139,7 @@ export class ProductsService implements OnModuleInit {
 
   /** A product write in one transaction, announced to every instance; this one forgets its products at once. */
   private write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource
+    return this.unitOfWork
       .transaction(async (manager) => {
         const result = await work(manager);
         await this.products.notifyChanged(manager);

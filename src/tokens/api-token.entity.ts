@@ -1,14 +1,4 @@
-import {
-  Check,
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryGeneratedColumn,
-} from 'typeorm';
-import { Company } from '../companies/company.entity';
+import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { ROLES, type Role } from '../kernel/access/principal';
 
 @Entity('api_tokens')
@@ -35,11 +25,8 @@ export class ApiToken {
   userName!: string;
 
   @Column({ name: 'company_id', type: 'integer', nullable: true })
+  @ForeignKey('Company', { name: 'api_tokens_company_id_fkey', onDelete: 'RESTRICT' })
   companyId!: number | null;
-
-  @ManyToOne(() => Company, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'company_id', foreignKeyConstraintName: 'api_tokens_company_id_fkey' })
-  company?: Company;
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -1,4 +1,6 @@
-import { DomainError } from '../kernel/domain-error';
+import { declareErrorCodes, DomainError } from '../kernel/domain-error';
+
+declareErrorCodes({ TOKEN_NOT_FOUND: { status: 404 } });
 
 export class TokenNotFoundError extends DomainError {
   constructor() {

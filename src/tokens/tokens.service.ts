@@ -1,10 +1,8 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import type { Actor } from '../kernel/access/actor';
 import { AuditService } from '../audit/audit.service';
 import type { Principal, Role } from '../kernel/access/principal';
-import { CompaniesRepository } from '../companies/companies.repository';
+import { CompaniesService } from '../companies/companies.service';
 import { fieldError } from '../kernel/domain-error';
 import { Notifications } from '../platform/database/notifications';
 import { ServiceLogger } from '../platform/logging/loggers';
@@ -12,6 +10,7 @@ import type { ApiToken } from './api-token.entity';
 import { hashSecret, issueSecret, looksLikeToken } from './token-secret';
 import { TokenNotFoundError } from './tokens.errors';
 import { TOKEN_REVOKED_CHANNEL, TokensRepository } from './tokens.repository';
+import { UnitOfWork } from '../platform/database/unit-of-work';
 
 /**
  * How long an instance trusts a token row it looked up. Every revocation (API or CLI, any instance) is
@@ -37,9 +36,9 @@ export class TokensService implements OnModuleInit {
   private readonly lastUsedWrites = new Map<number, number>();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
     private readonly tokens: TokensRepository,
-    private readonly companies: CompaniesRepository,
+    private readonly companies: CompaniesService,
     private readonly audit: AuditService,
     private readonly notifications: Notifications,
     private readonly logger: ServiceLogger,
@@ -71,8 +70,8 @@ export class TokensService implements OnModuleInit {
       throw fieldError('expires_at', 'The expiry must be in the future.');
     }
     const secret = issueSecret();
-    return this.dataSource.transaction(async (manager) => {
-      if (companyId !== null && !(await this.companies.findById(companyId, manager))) {
+    return this.unitOfWork.transaction(async (manager) => {
+      if (companyId !== null && !(await this.companies.exists(companyId, manager))) {
         throw fieldError('company_id', 'No company has this id.');
       }
       const record = await this.tokens.insert(manager, {
@@ -99,7 +98,7 @@ export class TokensService implements OnModuleInit {
 
   /** Revokes a token; revoking it again changes nothing and records nothing. */
   async revoke(actor: Actor, id: number): Promise<ApiToken> {
-    const token = await this.dataSource.transaction(async (manager) => {
+    const token = await this.unitOfWork.transaction(async (manager) => {
       const found = await this.tokens.findForUpdate(manager, id);
       if (!found) throw new TokenNotFoundError();
       if (found.revokedAt) return found;

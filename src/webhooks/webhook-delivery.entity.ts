@@ -3,12 +3,12 @@ import {
   Column,
   CreateDateColumn,
   Entity,
+  ForeignKey,
   Index,
   JoinColumn,
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-import { OrderEvent } from '../outbox/order-event.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { oneOf } from '../kernel/check-constraint';
 
@@ -29,12 +29,10 @@ export class WebhookDelivery {
   @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'webhook_deliveries_pkey' })
   id!: string;
 
+  /** The outbox's event (its table is the outbox's: no relation, only the key). */
   @Column({ name: 'event_id', type: 'bigint' })
+  @ForeignKey('OutboxEvent', { name: 'webhook_deliveries_event_id_fkey', onDelete: 'CASCADE' })
   eventId!: string;
-
-  @ManyToOne(() => OrderEvent, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'event_id', foreignKeyConstraintName: 'webhook_deliveries_event_id_fkey' })
-  event?: OrderEvent;
 
   @Column({ name: 'endpoint_id', type: 'integer' })
   endpointId!: number;

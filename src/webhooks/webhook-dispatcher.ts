@@ -3,8 +3,9 @@ import { ConfigService } from '@nestjs/config';
 import { SecretSealer } from '../platform/formats/secret-sealer';
 import type { Environment } from '../platform/config/environment';
 import { Outage } from '../platform/database/outage';
-import { toEventResponse } from '../outbox/dto/event.response';
-import { publicEventId } from '../outbox/event-types';
+import { toEventResponse } from '../outbox/dto/event-feed.response';
+import { publicEventId, type StoredEvent } from '../outbox/event-types';
+import { EventsService } from '../outbox/events.service';
 import { ServiceLogger } from '../platform/logging/loggers';
 import { AppMetrics } from '../platform/metrics/app-metrics';
 import { RETRY_WINDOW_MS, retryDelayMs } from './retry-schedule';
@@ -35,6 +36,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   constructor(
     private readonly webhooks: WebhooksRepository,
+    private readonly events: EventsService,
     private readonly sealer: SecretSealer,
     config: ConfigService<Environment, true>,
     private readonly logger: ServiceLogger,
@@ -74,7 +76,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
   private async dispatchDue(): Promise<number> {
     try {
       const claimed = await this.webhooks.claimDue(BATCH_SIZE, this.leaseMs);
-      await Promise.all(claimed.map((delivery) => this.deliver(delivery)));
+      await this.deliver(claimed);
       this.outage.succeeded();
       return claimed.length === BATCH_SIZE ? 0 : this.pollIntervalMs;
     } catch (error) {
@@ -87,20 +89,27 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     return this.timeoutMs + LEASE_MARGIN_MS;
   }
 
+  /** Sends claimed deliveries (due ones, or one an admin retries) at once, their events read in one statement. */
+  async deliver(claimed: ClaimedDelivery[]): Promise<void> {
+    if (claimed.length === 0) return;
+    const events = await this.events.byIds(claimed.map((delivery) => delivery.eventId));
+    await Promise.all(claimed.map((delivery) => this.send(delivery, events.get(delivery.eventId)!)));
+  }
+
   /**
-   * Sends one claimed delivery (a due one, or one an admin retries), records the attempt and where the
-   * delivery goes from it: delivered, retried later with backoff (a hand retry's failure leaves the schedule
-   * and a given-up delivery as they were), given up, or its endpoint gone.
+   * Sends one claimed delivery, records the attempt and where the delivery goes from it: delivered, retried
+   * later with backoff (a hand retry's failure leaves the schedule and a given-up delivery as they were),
+   * given up, or its endpoint gone.
    */
-  async deliver(delivery: ClaimedDelivery): Promise<void> {
+  private async send(delivery: ClaimedDelivery, event: StoredEvent): Promise<void> {
     const attemptedAt = new Date();
-    const webhookId = publicEventId(delivery.event.id);
+    const webhookId = publicEventId(event.id);
     const result = await sendWebhook(
       {
         url: delivery.url,
         secret: this.sealer.open(delivery.secret),
         eventId: webhookId,
-        body: JSON.stringify(toEventResponse(delivery.event)),
+        body: JSON.stringify(toEventResponse(event)),
       },
       { timeoutMs: this.timeoutMs, allowPrivate: this.allowPrivate },
     );

@@ -1,13 +1,4 @@
-import {
-  Column,
-  CreateDateColumn,
-  Entity,
-  Index,
-  JoinColumn,
-  ManyToOne,
-  PrimaryGeneratedColumn,
-} from 'typeorm';
-import { Company } from '../companies/company.entity';
+import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 
 /** Where a company's events are POSTed (CONTRACT §5), with the secret they are signed with. */
 @Entity('webhook_endpoints')
@@ -17,11 +8,8 @@ export class WebhookEndpoint {
   id!: number;
 
   @Column({ name: 'company_id', type: 'integer' })
+  @ForeignKey('Company', { name: 'webhook_endpoints_company_id_fkey', onDelete: 'RESTRICT' })
   companyId!: number;
-
-  @ManyToOne(() => Company, { onDelete: 'RESTRICT' })
-  @JoinColumn({ name: 'company_id', foreignKeyConstraintName: 'webhook_endpoints_company_id_fkey' })
-  company?: Company;
 
   @Column({ type: 'varchar', length: 2048 })
   url!: string;

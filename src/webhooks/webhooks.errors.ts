@@ -1,4 +1,10 @@
-import { DomainError } from '../kernel/domain-error';
+import { declareErrorCodes, DomainError } from '../kernel/domain-error';
+
+declareErrorCodes({
+  WEBHOOK_NOT_FOUND: { status: 404 },
+  DELIVERY_NOT_FOUND: { status: 404 },
+  DELIVERY_NOT_RETRYABLE: { status: 409 },
+});
 
 export class WebhookNotFoundError extends DomainError {
   constructor() {

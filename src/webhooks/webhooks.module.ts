@@ -1,14 +1,26 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { CompaniesModule } from '../companies/companies.module';
+import { EventsModule } from '../outbox/events.module';
+import { contributeToDocument, declareApiTag } from '../platform/openapi/document-contributions';
+import { documentWebhooks } from './webhook-document';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
 
 @Module({
-  imports: [AuditModule, CompaniesModule],
+  imports: [AuditModule, CompaniesModule, EventsModule],
   controllers: [WebhooksController],
   providers: [WebhooksRepository, WebhooksService, WebhookDispatcher],
 })
-export class WebhooksModule {}
+export class WebhooksModule {
+  constructor() {
+    declareApiTag({
+      name: 'webhooks',
+      description: 'Webhooks: the events this service POSTs to the endpoints an administrator registered.',
+      rank: 70,
+    });
+    contributeToDocument(documentWebhooks);
+  }
+}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { UnitOfWork } from '../platform/database/unit-of-work';
 import { DataSource, type EntityManager, In, IsNull } from 'typeorm';
-import type { OrderEvent } from '../outbox/order-event.entity';
 import { type DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 
@@ -17,7 +17,7 @@ export interface ClaimedDelivery {
   endpointId: number;
   url: string;
   secret: string;
-  event: Pick<OrderEvent, 'id' | 'type' | 'data' | 'createdAt'>;
+  eventId: string;
 }
 
 interface ClaimedRow {
@@ -29,9 +29,6 @@ interface ClaimedRow {
   url: string;
   secret: string;
   event_id: string;
-  event_type: OrderEvent['type'];
-  event_data: Record<string, unknown>;
-  event_created_at: Date;
 }
 
 /** No attempt of the delivery is being sent (an expired lease is one whose claimant died). */
@@ -46,10 +43,9 @@ const LEASE_END = 'now() + make_interval(secs => $2::double precision / 1000)';
  */
 const claim = (alsoSet = '') => `UPDATE webhook_deliveries d
        SET in_flight_until = ${LEASE_END}, attempt_count = d.attempt_count + 1${alsoSet}
-       FROM due, events e, webhook_endpoints w
-       WHERE d.id = due.id AND e.id = d.event_id AND w.id = d.endpoint_id
-       RETURNING d.id, d.status, d.attempt_count, d.created_at, w.id AS endpoint_id, w.url, w.secret,
-                 e.id AS event_id, e.type AS event_type, e.data AS event_data, e.created_at AS event_created_at`;
+       FROM due, webhook_endpoints w
+       WHERE d.id = due.id AND w.id = d.endpoint_id
+       RETURNING d.id, d.status, d.attempt_count, d.created_at, w.id AS endpoint_id, w.url, w.secret, d.event_id`;
 
 function toClaimedDelivery(row: ClaimedRow, byHand: boolean): ClaimedDelivery {
   return {
@@ -61,12 +57,7 @@ function toClaimedDelivery(row: ClaimedRow, byHand: boolean): ClaimedDelivery {
     endpointId: row.endpoint_id,
     url: row.url,
     secret: row.secret,
-    event: {
-      id: row.event_id,
-      type: row.event_type,
-      data: row.event_data,
-      createdAt: row.event_created_at,
-    },
+    eventId: row.event_id,
   };
 }
 
@@ -80,7 +71,10 @@ export type DeliveryOutcome =
 
 @Injectable()
 export class WebhooksRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly unitOfWork: UnitOfWork,
+  ) {}
 
   insertEndpoint(
     manager: EntityManager,
@@ -119,21 +113,14 @@ export class WebhooksRepository {
     await manager.update(WebhookDelivery, { endpointId: id, status: 'pending' }, { status: 'cancelled' });
   }
 
-  /** An endpoint's deliveries, newest first (webhook_deliveries_endpoint_idx), with their events' types. */
-  async listDeliveries(
-    endpointId: number,
-    offset: number,
-    limit: number,
-  ): Promise<(WebhookDelivery & { eventType: OrderEvent['type'] })[]> {
-    const rows = await this.dataSource.manager
-      .createQueryBuilder(WebhookDelivery, 'd')
-      .innerJoinAndSelect('d.event', 'e')
-      .where('d.endpoint_id = :endpointId', { endpointId })
-      .orderBy('d.id', 'DESC')
-      .offset(offset)
-      .limit(limit)
-      .getMany();
-    return rows.map((row) => Object.assign(row, { eventType: row.event!.type }));
+  /** An endpoint's deliveries, newest first (webhook_deliveries_endpoint_idx). */
+  listDeliveries(endpointId: number, offset: number, limit: number): Promise<WebhookDelivery[]> {
+    return this.dataSource.manager.find(WebhookDelivery, {
+      where: { endpointId },
+      order: { id: 'DESC' },
+      skip: offset,
+      take: limit,
+    });
   }
 
   /** Every attempt of the given deliveries, oldest first, in one statement. */
@@ -193,17 +180,9 @@ export class WebhooksRepository {
     });
   }
 
-  /** One delivery of an endpoint with its event's type, as the log shows it. */
-  async findDelivery(
-    endpointId: number,
-    id: string,
-  ): Promise<(WebhookDelivery & { eventType: OrderEvent['type'] }) | null> {
-    const row = await this.dataSource.manager
-      .createQueryBuilder(WebhookDelivery, 'd')
-      .innerJoinAndSelect('d.event', 'e')
-      .where('d.id = :id AND d.endpoint_id = :endpointId', { id, endpointId })
-      .getOne();
-    return row && Object.assign(row, { eventType: row.event!.type });
+  /** One delivery of an endpoint. */
+  findDelivery(endpointId: number, id: string): Promise<WebhookDelivery | null> {
+    return this.dataSource.manager.findOneBy(WebhookDelivery, { id, endpointId });
   }
 
   /**
@@ -215,7 +194,7 @@ export class WebhooksRepository {
     attempt: Pick<WebhookAttempt, 'attemptedAt' | 'statusCode' | 'durationMs' | 'error'>,
     outcome: DeliveryOutcome,
   ): Promise<void> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.unitOfWork.transaction(async (manager) => {
       await manager.insert(WebhookAttempt, { ...attempt, deliveryId: delivery.id });
       await manager.update(WebhookDelivery, { id: delivery.id }, { inFlightUntil: null });
       const pending = { id: delivery.id, status: 'pending' as const };

@@ -2,13 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Actor } from '../kernel/access/actor';
 import { AuditService } from '../audit/audit.service';
-import { CompaniesRepository } from '../companies/companies.repository';
+import { CompaniesService } from '../companies/companies.service';
 import { fieldError } from '../kernel/domain-error';
 import { SecretSealer } from '../platform/formats/secret-sealer';
 import { groupBy } from '../kernel/group-by';
 import type { Environment } from '../platform/config/environment';
 import { UnitOfWork } from '../platform/database/unit-of-work';
-import type { EventType } from '../outbox/event-types';
+import type { DeclaredEventType } from '../outbox/event-types';
+import { EventsService } from '../outbox/events.service';
 import type { WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
@@ -24,7 +25,7 @@ export interface NewWebhook {
 }
 
 export interface DeliveryWithAttempts {
-  delivery: WebhookDelivery & { eventType: EventType };
+  delivery: WebhookDelivery & { eventType: DeclaredEventType };
   attempts: WebhookAttempt[];
 }
 
@@ -36,10 +37,11 @@ export class WebhooksService {
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly webhooks: WebhooksRepository,
-    private readonly companies: CompaniesRepository,
+    private readonly companies: CompaniesService,
     private readonly audit: AuditService,
     private readonly sealer: SecretSealer,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly events: EventsService,
     config: ConfigService<Environment, true>,
   ) {
     this.allowPrivate = config.get('WEBHOOK_ALLOW_PRIVATE', { infer: true });
@@ -58,7 +60,7 @@ export class WebhooksService {
     }
     const secret = input.secret ?? generateWebhookSecret();
     return this.unitOfWork.transaction(async (manager) => {
-      if (!(await this.companies.findById(input.companyId, manager))) {
+      if (!(await this.companies.exists(input.companyId, manager))) {
         throw fieldError('company_id', 'No company has this id.');
       }
       const endpoint = await this.webhooks.insertEndpoint(manager, {
@@ -98,15 +100,26 @@ export class WebhooksService {
     });
   }
 
-  /** An endpoint's deliveries, newest first, each with its attempts: three statements whatever the page size. */
+  /**
+   * An endpoint's deliveries, newest first, each with its event's type and its attempts: four statements
+   * whatever the page size.
+   */
   async deliveries(id: number, offset: number, limit: number): Promise<DeliveryWithAttempts[]> {
     if (!(await this.webhooks.findEndpoint(id))) throw new WebhookNotFoundError();
-    const deliveries = await this.webhooks.listDeliveries(id, offset, limit);
-    const attempts = groupBy(
-      await this.webhooks.attemptsOf(deliveries.map((row) => row.id)),
-      (row) => row.deliveryId,
-    );
-    return deliveries.map((delivery) => ({ delivery, attempts: attempts.get(delivery.id) ?? [] }));
+    return this.withLog(await this.webhooks.listDeliveries(id, offset, limit));
+  }
+
+  /** The deliveries with their events' types (from the outbox) and their attempts. */
+  private async withLog(deliveries: WebhookDelivery[]): Promise<DeliveryWithAttempts[]> {
+    const ids = deliveries.map((row) => row.id);
+    const [events, attempts] = await Promise.all([
+      this.events.byIds(deliveries.map((row) => row.eventId)),
+      this.webhooks.attemptsOf(ids).then((rows) => groupBy(rows, (row) => row.deliveryId)),
+    ]);
+    return deliveries.map((delivery) => ({
+      delivery: Object.assign(delivery, { eventType: events.get(delivery.eventId)!.type }),
+      attempts: attempts.get(delivery.id) ?? [],
+    }));
   }
 
   /**
@@ -138,9 +151,9 @@ export class WebhooksService {
       });
       return inFlight;
     });
-    await this.dispatcher.deliver(claimed);
-    const delivery = (await this.webhooks.findDelivery(endpointId, deliveryId))!;
-    return { delivery, attempts: await this.webhooks.attemptsOf([deliveryId]) };
+    await this.dispatcher.deliver([claimed]);
+    const [logged] = await this.withLog([(await this.webhooks.findDelivery(endpointId, deliveryId))!]);
+    return logged;
   }
 }
 

@@ -19,6 +19,21 @@ export function principalOf(request: AuthenticatedRequest): Principal {
   return request.user;
 }
 
+/**
+ * The company of a partner caller: every partner route is scoped by it. A partner token always has one (the
+ * tokens module refuses to issue one without); a route that is not for partners must not ask for it.
+ */
+export function callerCompanyOf(request: AuthenticatedRequest): number {
+  const { companyId, role } = principalOf(request);
+  if (companyId === null) throw new Error(`callerCompanyOf() used for a ${role} token, which has no company`);
+  return companyId;
+}
+
+/** The caller's company, for partner routes (@Roles('partner')). */
+export const CallerCompany = createParamDecorator((_data: unknown, context: ExecutionContext): number =>
+  callerCompanyOf(context.switchToHttp().getRequest<AuthenticatedRequest>()),
+);
+
 /** The caller, as resolved from its bearer token. */
 export const CurrentPrincipal = createParamDecorator((_data: unknown, context: ExecutionContext) =>
   principalOf(context.switchToHttp().getRequest<AuthenticatedRequest>()),

@@ -4,7 +4,7 @@ import type { Actor } from '../../kernel/access/actor';
 import { AuditService } from '../../audit/audit.service';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { EventsService } from '../../outbox/events.service';
-import { type EventDraft, type OrderAfterChange, orderEvents } from '../../outbox/order-events';
+import { type EventDraft, type OrderAfterChange, orderEvents } from '../events/order-events';
 import type { DeliveryError, DetailedStatus } from '../order-children.entities';
 import type { OrderState } from '../order-state';
 import type { Order } from '../order.entity';

@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Actor } from '../../kernel/access/actor';
 import { AuditService } from '../../audit/audit.service';
-import { CompaniesRepository } from '../../companies/companies.repository';
+import { CompaniesService } from '../../companies/companies.service';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { DeviceCredentials } from '../../platform/formats/device-credentials';
 import { fieldError } from '../../kernel/domain-error';
 import { UnitOfWork } from '../../platform/database/unit-of-work';
 import { EventsService } from '../../outbox/events.service';
-import { orderEvents } from '../../outbox/order-events';
+import { orderEvents } from '../events/order-events';
 import type { OrderResponse } from '../dto/order.response';
 import { PLACEMENT_FIELDS, type PlacementField } from '../http/dto/place-order.dto';
 import { type OrderJsonRow, withCredentials, withCredentialsText } from '../persistence/order-json';
@@ -54,7 +54,7 @@ export class OrdersService {
   constructor(
     private readonly unitOfWork: UnitOfWork,
     private readonly orders: OrdersRepository,
-    private readonly companies: CompaniesRepository,
+    private readonly companies: CompaniesService,
     private readonly validator: OrderValidator,
     private readonly audit: AuditService,
     private readonly events: EventsService,

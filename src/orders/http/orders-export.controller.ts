@@ -1,7 +1,7 @@
 import { Controller, Get, Head, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Roles } from '../../kernel/access/access.decorators';
+import { CallerCompany, Roles } from '../../kernel/access/access.decorators';
 import { DomainError } from '../../kernel/domain-error';
 import { ApiErrorResponses, MessageBody, RATE_HEADERS } from '../../platform/openapi/openapi.decorators';
 import { type ExportFormat, ExportOrdersQuery } from './dto/export-orders.query';
@@ -11,7 +11,6 @@ import {
   EXPORTS_PER_COMPANY,
   OrdersExportService,
 } from '../application/orders-export.service';
-import { CompanyId } from './company-id.decorator';
 import { type Download, sendDownload, startDownload } from './send-download';
 
 /** What a company whose exports are all running is told to wait before it starts another. */
@@ -104,7 +103,7 @@ export class OrdersExportController {
   })
   @ApiErrorResponses(400, 401, 403)
   async export(
-    @CompanyId() companyId: number,
+    @CallerCompany() companyId: number,
     @Query() query: ExportOrdersQuery,
     @Res() response: Response,
   ): Promise<void> {

@@ -10,7 +10,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { Actor } from '../../kernel/access/actor';
-import { CurrentActor, Roles } from '../../kernel/access/access.decorators';
+import { CallerCompany, CurrentActor, Roles } from '../../kernel/access/access.decorators';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { setVersionEtag } from '../../kernel/if-match';
 import { IfMatchVersion } from '../../platform/http/if-match.decorator';
@@ -27,7 +27,6 @@ import { Idempotent } from '../../idempotency/idempotency.interceptor';
 import { PlaceOrderDto } from './dto/place-order.dto';
 import { UpdateOrderDto } from './dto/update-order.dto';
 import { OrdersService } from '../application/orders.service';
-import { CompanyId } from './company-id.decorator';
 import { IF_MATCH, orderIdParam } from './order-params';
 
 /** The partner's orders (spec §4.1–4.3, 4.6). Every query is scoped by the token's company. */
@@ -56,7 +55,7 @@ export class OrdersController {
   @ApiErrorResponses(400, 401, 403, 409, 413, 422, 429)
   async place(
     @CurrentActor() actor: Actor,
-    @CompanyId() companyId: number,
+    @CallerCompany() companyId: number,
     @Body() body: unknown,
   ): Promise<OrderWriteResponse> {
     const order = await this.orders.place(actor, companyId, body);
@@ -72,7 +71,7 @@ export class OrdersController {
   @ApiPageResponse(OrderListItemResponse)
   @ApiErrorResponses(400, 401, 403, 429)
   async list(
-    @CompanyId() companyId: number,
+    @CallerCompany() companyId: number,
     @Query() query: ListOrdersQuery,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
@@ -90,7 +89,7 @@ export class OrdersController {
   @ApiPageResponse(OrderListItemResponse)
   @ApiErrorResponses(400, 401, 403, 429)
   listAtOrdersPath(
-    @CompanyId() companyId: number,
+    @CallerCompany() companyId: number,
     @Query() query: ListOrdersQuery,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
@@ -107,7 +106,7 @@ export class OrdersController {
   @ApiOkResponse({ type: OrderResponse, headers: ETAG_HEADER })
   @ApiErrorResponses(401, 403, 404, 429)
   async get(
-    @CompanyId() companyId: number,
+    @CallerCompany() companyId: number,
     @Param('id', orderIdParam()) id: number,
     @Res({ passthrough: true }) response: Response,
   ): Promise<string> {
@@ -135,7 +134,7 @@ export class OrdersController {
   @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 422, 429)
   async update(
     @CurrentActor() actor: Actor,
-    @CompanyId() companyId: number,
+    @CallerCompany() companyId: number,
     @Param('id', orderIdParam()) id: number,
     @Body() body: unknown,
     @IfMatchVersion() version: number | undefined,
@@ -163,7 +162,7 @@ export class OrdersController {
   @ApiErrorResponses(400, 401, 403, 404, 409, 412, 422, 429)
   async cancel(
     @CurrentActor() actor: Actor,
-    @CompanyId() companyId: number,
+    @CallerCompany() companyId: number,
     @Param('id', orderIdParam()) id: number,
     @IfMatchVersion() version: number | undefined,
     @Res({ passthrough: true }) response: Response,

@@ -2,13 +2,12 @@ import { Body, Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { Actor } from '../../kernel/access/actor';
-import { CurrentActor, Roles } from '../../kernel/access/access.decorators';
+import { CallerCompany, CurrentActor, Roles } from '../../kernel/access/access.decorators';
 import { setVersionEtag } from '../../kernel/if-match';
 import { IfMatchVersion } from '../../platform/http/if-match.decorator';
 import { ApiErrorResponses, ETAG_HEADER } from '../../platform/openapi/openapi.decorators';
 import { Idempotent } from '../../idempotency/idempotency.interceptor';
 import { OrderResponse } from '../dto/order.response';
-import { CompanyId } from './company-id.decorator';
 import { IF_MATCH, orderIdParam } from './order-params';
 import { SimulateOrderDto } from './dto/simulate-order.dto';
 import { SandboxService } from '../application/sandbox.service';
@@ -40,7 +39,7 @@ export class SandboxController {
   @ApiErrorResponses(400, 401, 403, 404, 409, 412, 413, 422, 429)
   async simulate(
     @CurrentActor() actor: Actor,
-    @CompanyId() companyId: number,
+    @CallerCompany() companyId: number,
     @Param('id', orderIdParam()) id: number,
     @Body() body: SimulateOrderDto,
     @IfMatchVersion() version: number | undefined,

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
-import type { AuditRow } from '../../audit/audit.repository';
+import type { AuditRow } from '../../audit/audit-row';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { DeviceCredentials } from '../../platform/formats/device-credentials';
 import { type PreparedStatement, PreparedStatements } from '../../platform/database/prepared-statements';
-import type { EventType } from '../../outbox/event-types';
-import { deliveriesSql } from '../../outbox/events.repository';
-import { placedDataSql } from '../../outbox/order-events';
+import { appendEventsSql, deliveriesSql } from '../../outbox/outbox-sql';
+import { ORDER_SUBJECT_TYPE, type OrderEventType, placedDataSql } from '../events/order-events';
 import type { OrderResponse } from '../dto/order.response';
 import { STORED_PROPERTIES, type StoredFields } from '../domain/order-fields';
 import { type OrderJsonRow, orderJsonSelect, type OrderJsonTextRow, orderJsonTextSelect } from './order-json';
@@ -70,7 +69,7 @@ export class OrdersRepository {
     manager: EntityManager,
     values: PlacedOrder,
     audit: Omit<AuditRow, 'targetId'>,
-    eventType: EventType,
+    eventType: OrderEventType,
   ): Promise<Order> {
     const sealed = this.credentials.seal(values);
     const [row] = await this.prepared.rowsOn<PlacedRow>(manager, this.placementStatement(), [
@@ -108,11 +107,13 @@ export class OrdersRepository {
            ${next(5)}::varchar, ${next(6)}::varchar, placed.id::text, ${next(7)}::text[]
          FROM placed
        ), event AS (
-         INSERT INTO events (company_id, order_id, type, data, transaction_id)
-         SELECT placed.company_id, placed.id, ${next(8)}::varchar, ${placedDataSql('placed')},
-           pg_current_xact_id()::text::bigint
-         FROM placed
-         RETURNING id
+         ${appendEventsSql('placed', {
+           companyId: 'placed.company_id',
+           subjectType: ORDER_SUBJECT_TYPE,
+           subjectId: 'placed.id',
+           type: `${next(8)}::varchar`,
+           data: placedDataSql('placed'),
+         })}
        ), deliveries AS (
          ${deliveriesSql('event', companyId)}
        )

@@ -20,7 +20,9 @@ import {
 import { IANAZone } from 'luxon';
 import { toBoolean as toBool, toInteger as toInt } from '../../kernel/transforms';
 import { StartupError } from './startup-error';
-import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../database/data-source-options';
+
+/** No statement may hold a connection longer than this (OWASP API4: bounded resource use), then 503. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

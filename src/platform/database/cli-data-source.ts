@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { ENTITIES } from '../../entities';
 import { dataSourceOptions } from './data-source-options';
 
 /**
@@ -8,4 +9,4 @@ import { dataSourceOptions } from './data-source-options';
 const url = process.env.DATABASE_URL;
 if (!url) throw new Error('DATABASE_URL must be set; run this through `npm run migration:generate`.');
 
-export default new DataSource(dataSourceOptions({ url, poolSize: 2 }));
+export default new DataSource(dataSourceOptions({ url, entities: ENTITIES, poolSize: 2 }));

@@ -1,17 +1,19 @@
 import { join } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
-import { ENTITIES } from '../../entities';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../config/environment';
 import { QueryCountingLogger } from './query-counter';
+
+/** The entity classes a DataSource maps: the composition root's list (src/entities.ts). */
+export type EntityList = NonNullable<DataSourceOptions['entities']>;
 
 export interface DatabaseSettings {
   url: string;
+  entities: EntityList;
   poolSize: number;
   /** DATABASE_STATEMENT_TIMEOUT_MS; the migration commands use the default. */
   statementTimeoutMs?: number;
 }
 
-/** No statement may hold a connection longer than this (OWASP API4: bounded resource use), then 503. */
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 /** How much longer than the statement timeout the driver waits for an answer before it gives up on the link. */
 const READ_TIMEOUT_MARGIN_MS = 2_000;
 /** Idle connections are probed from this long on, so a peer that vanished is noticed (TCP keepalive). */
@@ -28,13 +30,14 @@ const KEEPALIVE_DELAY_MS = 10_000;
  */
 export function dataSourceOptions({
   url,
+  entities,
   poolSize,
   statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS,
 }: DatabaseSettings): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    entities,
     migrations: [join(__dirname, '..', '..', 'migrations', '*.js')],
     migrationsTableName: 'migrations',
     synchronize: false,

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions } from './data-source-options';
+import { dataSourceOptions, type EntityList } from './data-source-options';
 import { runPendingMigrations } from './migrations';
 import { Notifications } from './notifications';
 import { PreparedStatements } from './prepared-statements';
@@ -9,6 +9,7 @@ import { UnitOfWork } from './unit-of-work';
 
 export interface DatabaseModuleOptions {
   url: string;
+  entities: EntityList;
   poolSize: number;
   statementTimeoutMs: number;
   runMigrations: boolean;

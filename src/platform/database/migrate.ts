@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { validateEnvironment } from '../config/environment';
 import { StartupError } from '../config/startup-error';
+import { ENTITIES } from '../../entities';
 import { dataSourceOptions } from './data-source-options';
 import { resolveDatabase, resolveDeviceCredentialsKey } from './local-database';
 import { runPendingMigrations } from './migrations';
@@ -28,7 +29,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const env = validateEnvironment(process.env);
   const database = await resolveDatabase(env.DATABASE_URL, { shared: true });
-  const dataSource = new DataSource(dataSourceOptions({ url: database.url, poolSize: 2 }));
+  const dataSource = new DataSource(
+    dataSourceOptions({ url: database.url, entities: ENTITIES, poolSize: 2 }),
+  );
   try {
     await dataSource.initialize();
     const applied = await runPendingMigrations(dataSource, await resolveDeviceCredentialsKey(env));

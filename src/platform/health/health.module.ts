@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { declareApiTag } from '../openapi/document-contributions';
 import { HealthController } from './health.controller';
 import { MigrationsHealthIndicator } from './migrations.health';
 
@@ -8,4 +9,8 @@ import { MigrationsHealthIndicator } from './migrations.health';
   controllers: [HealthController],
   providers: [MigrationsHealthIndicator],
 })
-export class HealthModule {}
+export class HealthModule {
+  constructor() {
+    declareApiTag({ name: 'health', description: 'Liveness and readiness, without a token.', rank: 60 });
+  }
+}

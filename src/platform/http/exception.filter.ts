@@ -4,12 +4,12 @@ import type { Request, Response } from 'express';
 import type { Environment } from '../config/environment';
 import { ServiceLogger } from '../logging/loggers';
 import { isDatabaseUnavailable } from '../../kernel/database-errors';
-import { DomainError, type ErrorCode } from '../../kernel/domain-error';
+import { DomainError } from '../../kernel/domain-error';
 import { type ErrorResponse, errorResponseFor, ReplayedErrorResponse, SERVER_ERROR } from './error-responses';
 import { DOCS_PATH, publicBaseUrl } from './public-url';
 
 /** Statuses Nest or Express raise on their own, and the contract code each one answers with. */
-const FRAMEWORK_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
+const FRAMEWORK_STATUS_CODES: Partial<Record<number, string>> = {
   [HttpStatus.BAD_REQUEST]: 'BAD_REQUEST',
   [HttpStatus.UNAUTHORIZED]: 'UNAUTHENTICATED',
   [HttpStatus.FORBIDDEN]: 'FORBIDDEN',
@@ -21,7 +21,7 @@ const FRAMEWORK_STATUS_CODES: Partial<Record<number, ErrorCode>> = {
   [HttpStatus.SERVICE_UNAVAILABLE]: 'SERVICE_UNAVAILABLE',
 };
 
-function codeFor(exception: unknown): ErrorCode | undefined {
+function codeFor(exception: unknown): string | undefined {
   if (exception instanceof DomainError) return exception.code;
   if (exception instanceof HttpException) return FRAMEWORK_STATUS_CODES[exception.getStatus()];
   if (isDatabaseUnavailable(exception)) return 'SERVICE_UNAVAILABLE';

@@ -4,8 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Environment } from '../config/environment';
-import type { EventDraft } from '../../outbox/order-events';
-import { CommittedEvents } from './committed-events';
+import { type CommittedEvent, CommittedEvents } from './committed-events';
 
 /** What pg's Pool exposes about its connections (TypeORM's postgres driver keeps it as `master`). */
 interface PoolCounts {
@@ -127,7 +126,7 @@ export class AppMetrics implements OnModuleInit {
   }
 
   /** Called with the events a transaction writes; they are counted when (and only if) it commits. */
-  countOnCommit(manager: EntityManager, drafts: EventDraft[]): void {
+  countOnCommit(manager: EntityManager, drafts: CommittedEvent[]): void {
     this.committedEvents.add(manager, drafts);
   }
 

@@ -5,7 +5,12 @@ import type {
   TransactionCommitEvent,
   TransactionRollbackEvent,
 } from 'typeorm';
-import type { EventDraft } from '../../outbox/order-events';
+
+/** An event a change writes to the outbox, as the metrics count it. */
+export interface CommittedEvent {
+  type: string;
+  data: Record<string, unknown>;
+}
 
 /**
  * Holds the events a transaction writes until it commits, then hands them to `onCommit`; a rollback (of the
@@ -13,11 +18,11 @@ import type { EventDraft } from '../../outbox/order-events';
  * not happen. A TypeORM subscriber, added to the DataSource's list by AppMetrics.
  */
 export class CommittedEvents implements EntitySubscriberInterface {
-  private readonly pending = new WeakMap<QueryRunner, EventDraft[]>();
+  private readonly pending = new WeakMap<QueryRunner, CommittedEvent[]>();
 
-  constructor(private readonly onCommit: (drafts: EventDraft[]) => void) {}
+  constructor(private readonly onCommit: (drafts: CommittedEvent[]) => void) {}
 
-  add(manager: EntityManager, drafts: EventDraft[]): void {
+  add(manager: EntityManager, drafts: CommittedEvent[]): void {
     const runner = manager.queryRunner;
     if (!runner?.isTransactionActive) return this.onCommit(drafts);
     this.pending.set(runner, [...(this.pending.get(runner) ?? []), ...drafts]);

@@ -1,22 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, getSchemaPath, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { EVENT_SCHEMAS, ORDER_EVENT_SCHEMA } from '../../outbox/dto/event.response';
-import { EVENT_TYPES } from '../../outbox/event-types';
-import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../../idempotency/idempotency.interceptor';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../http/idempotency-headers';
 import { MAX_DB_INTEGER } from '../../kernel/db-integer.validator';
 import { RATE_HEADERS, ValidationErrorBody } from './openapi.decorators';
 import { HEADER_MAX_LENGTH } from '../../kernel/openapi.formats';
 import { DOCS_PATH } from '../http/public-url';
-
-const TAGS = {
-  orders: 'Partner API: place, read, list, update, cancel and comment on your company’s orders.',
-  products: 'Partner API: the products that can be ordered.',
-  events: 'Partner API: your company’s order events, the same ones webhooks deliver.',
-  logistics: 'Logistics API: the work queue and the facts that move orders forward.',
-  admin: 'Admin API: companies, tokens, products, webhooks and the audit trail.',
-  health: 'Liveness and readiness, without a token.',
-  webhooks: 'Webhooks: the events this service POSTs to the endpoints an administrator registered.',
-};
+import { applyDocumentContributions, declaredApiTags } from './document-contributions';
 
 type Node = Record<string, unknown>;
 
@@ -48,8 +37,7 @@ function finishDocument(document: OpenAPIObject): void {
     if (node.nullable && !('type' in node)) nullableWithoutType(document, node);
   }
   documentResponseHeaders(document);
-  document.components!.schemas![ORDER_EVENT_SCHEMA.name] = ORDER_EVENT_SCHEMA.schema;
-  Object.assign(document, { 'x-webhooks': webhooks() });
+  applyDocumentContributions(document);
   for (const server of document.servers ?? []) Object.assign(server, { 'x-internal': false });
 }
 
@@ -134,64 +122,6 @@ function documentResponseHeaders(document: OpenAPIObject): void {
   }
 }
 
-const WEBHOOK_HEADERS = [
-  {
-    name: 'webhook-id',
-    description: 'The event id, the same on every retry: deduplicate on it.',
-    schema: { type: 'string', pattern: '^evt_[1-9][0-9]{0,17}$', example: 'evt_1042' },
-  },
-  {
-    name: 'webhook-timestamp',
-    description: 'Unix seconds of this attempt: refuse it when more than 5 minutes off your clock.',
-    schema: { type: 'string', pattern: '^[0-9]{1,12}$', example: '1795332612' },
-  },
-  {
-    name: 'webhook-signature',
-    description:
-      'Space-separated `v1,<base64 HMAC-SHA256>` entries over `<webhook-id>.<webhook-timestamp>.<raw body>`, ' +
-      'keyed with the base64-decoded part of the endpoint secret after `whsec_` (Standard Webhooks).',
-    schema: {
-      type: 'string',
-      maxLength: 1000,
-      pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})*$',
-      example: 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
-    },
-  },
-].map((header) => ({ ...header, in: 'header', required: true }));
-
-/**
- * CONTRACT §5's webhooks, one per event type: what the service POSTs to each registered endpoint. OpenAPI
- * 3.0 has no `webhooks` (3.1 has), so they are the `x-webhooks` extension that Redocly and Swagger UI read.
- */
-function webhooks(): Record<string, unknown> {
-  return Object.fromEntries(
-    EVENT_TYPES.map((type) => [
-      type,
-      {
-        post: {
-          operationId: `on${getSchemaPath(EVENT_SCHEMAS[type]).split('/').pop()}`,
-          summary: `The ${type} event`,
-          description:
-            'Sent to every active endpoint of the company. Any 2xx within WEBHOOK_TIMEOUT_MS is success; ' +
-            'anything else (redirects included) is retried with exponential backoff for 24 hours; 410 Gone ' +
-            'disables the endpoint.',
-          tags: ['webhooks'],
-          security: [],
-          parameters: WEBHOOK_HEADERS,
-          requestBody: {
-            required: true,
-            content: { 'application/json': { schema: { $ref: getSchemaPath(EVENT_SCHEMAS[type]) } } },
-          },
-          responses: {
-            '200': { description: 'Received (any 2xx).' },
-            '410': { description: 'Gone: the service disables the endpoint.' },
-          },
-        },
-      },
-    ]),
-  );
-}
-
 const messageResponse = (description: string, message: string) => ({
   description,
   content: {
@@ -257,7 +187,7 @@ export function setupOpenApi(app: INestApplication, publicBaseUrl: string | unde
       publicBaseUrl ?? '/',
       'This service, in whichever environment serves this document (production, staging or local).',
     );
-  for (const [name, description] of Object.entries(TAGS)) builder.addTag(name, description);
+  for (const tag of declaredApiTags()) builder.addTag(tag.name, tag.description);
   builder.addGlobalParameters(REQUEST_ID_PARAMETER);
   const document = SwaggerModule.createDocument(app, builder.build());
   finishDocument(document);

@@ -1,4 +1,4 @@
-import type { ProductWithVariations } from '../products.service';
+import type { ProductWithVariations } from '../product-with-variations';
 
 export class VariationResponse {
   /** @example 4 */

@@ -1,7 +1,8 @@
 import { ApiDateTime } from '../../kernel/openapi.formats';
 import { ApiProperty } from '@nestjs/swagger';
 import type { ApiFormats } from '../../platform/formats/api-formats';
-import { EVENT_TYPES, type EventType, publicEventId } from '../../outbox/event-types';
+import { EVENT_TYPES } from '../../outbox/event-catalog';
+import { type DeclaredEventType, publicEventId } from '../../outbox/event-types';
 import {
   DELIVERY_STATUSES,
   type DeliveryStatus,
@@ -63,8 +64,9 @@ export class WebhookDeliveryResponse {
   id!: number;
   /** The event's id, sent as `webhook-id`. @example "evt_1042" */
   event_id!: string;
+  // The types the publishing modules declare, read when the document is built.
   @ApiProperty({ enum: EVENT_TYPES, example: 'order.placed' })
-  event_type!: EventType;
+  event_type!: DeclaredEventType;
   /** pending (waiting for a try or a retry), succeeded, failed (given up after 24 hours or 410), cancelled (endpoint deleted or gone). */
   @ApiProperty({ enum: DELIVERY_STATUSES, example: 'succeeded' })
   status!: DeliveryStatus;
@@ -97,7 +99,7 @@ export function toWebhookResponse(endpoint: WebhookEndpoint, formats: ApiFormats
 }
 
 export function toDeliveryResponse(
-  delivery: WebhookDelivery & { eventType: EventType },
+  delivery: WebhookDelivery & { eventType: DeclaredEventType },
   attempts: WebhookAttempt[],
   formats: ApiFormats,
 ): WebhookDeliveryResponse {

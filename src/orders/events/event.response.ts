@@ -1,13 +1,7 @@
 import type { Type } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import {
-  DeliveryErrorResponse,
-  DetailedStatusResponse,
-  TrackingResponse,
-} from '../../orders/dto/order.response';
-import { ORDER_STATES, ORDER_TYPES, type OrderState, type OrderType } from '../../orders/order-state';
-import { EVENT_TYPES, type EventType, publicEventId } from '../event-types';
-import type { OrderEvent } from '../order-event.entity';
+import { ApiProperty } from '@nestjs/swagger';
+import { DeliveryErrorResponse, DetailedStatusResponse, TrackingResponse } from '../dto/order.response';
+import { ORDER_STATES, ORDER_TYPES, type OrderState, type OrderType } from '../order-state';
 
 /* The `data` of each event type (CONTRACT §5, built by order-events.ts). Datetimes inside are in the order
    format (YYYY-MM-DDTHH:MM, service time zone); device credentials are never in an event. */
@@ -60,7 +54,7 @@ export class OrderDeliveryErrorData extends OrderEventData {
   delivery_error!: DeliveryErrorResponse;
 }
 
-const DATA_OF: Record<EventType, Type> = {
+const DATA_OF = {
   'order.placed': OrderPlacedData,
   'order.updated': OrderUpdatedData,
   'order.comment': OrderCommentData,
@@ -70,22 +64,25 @@ const DATA_OF: Record<EventType, Type> = {
   'order.delivery_error': OrderDeliveryErrorData,
 };
 
+/** The order's event types (CONTRACT §5). */
+export type OrderEventType = keyof typeof DATA_OF;
+
 /** `order.state_changed` → `OrderStateChangedEvent`. */
-const eventSchemaName = (type: EventType): string =>
+const eventSchemaName = (type: OrderEventType): string =>
   type
     .split(/[._]/)
     .map((word) => word[0].toUpperCase() + word.slice(1))
     .join('') + 'Event';
 
 /** One event of one type: the Standard Webhooks payload, the same in the feed and in a webhook body. */
-function eventSchema(type: EventType): Type {
+function eventSchema(type: OrderEventType): Type {
   class Event {
     /** Unique; the `webhook-id` of its deliveries, and the `after` cursor of the feed. @example "evt_1042" */
     @ApiProperty({ pattern: '^evt_[1-9][0-9]{0,17}$', example: 'evt_1042' })
     id!: string;
 
     @ApiProperty({ enum: [type], example: type })
-    type!: EventType;
+    type!: OrderEventType;
 
     @ApiProperty({
       pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$',
@@ -102,49 +99,7 @@ function eventSchema(type: EventType): Type {
   return Event;
 }
 
-/** The schema of each event type, for the feed's union and the webhooks of the OpenAPI document. */
-export const EVENT_SCHEMAS = Object.fromEntries(
-  EVENT_TYPES.map((type) => [type, eventSchema(type)]),
-) as Record<EventType, Type>;
-
-/** One event as the feed lists it and a webhook delivers it. */
-export interface EventResponse {
-  id: string;
-  type: EventType;
-  timestamp: string;
-  data: Record<string, unknown>;
-}
-
-/**
- * `OrderEvent`: any one event, told apart by its `type`; a named schema, so a generated client has one type for
- * the feed's items and a webhook's body. The generator names only classes: the document's finishing pass adds it.
- */
-export const ORDER_EVENT_SCHEMA = {
-  name: 'OrderEvent',
-  schema: {
-    description: 'One event of any type; `type` says which, and so the shape of `data`.',
-    oneOf: EVENT_TYPES.map((type) => ({ $ref: getSchemaPath(EVENT_SCHEMAS[type]) })),
-    discriminator: {
-      propertyName: 'type',
-      mapping: Object.fromEntries(EVENT_TYPES.map((type) => [type, getSchemaPath(EVENT_SCHEMAS[type])])),
-    },
-  },
-};
-
-@ApiExtraModels(...Object.values(EVENT_SCHEMAS))
-export class EventListResponse {
-  /** Oldest first, at most 100. Ask again with `after` set to the last id until the list comes back empty. */
-  @ApiProperty({ type: 'array', items: { $ref: getSchemaPath(ORDER_EVENT_SCHEMA.name) } })
-  data!: EventResponse[];
-}
-
-export function toEventResponse(
-  event: Pick<OrderEvent, 'id' | 'type' | 'data' | 'createdAt'>,
-): EventResponse {
-  return {
-    id: publicEventId(event.id),
-    type: event.type,
-    timestamp: event.createdAt.toISOString(),
-    data: event.data,
-  };
-}
+/** The schema of each order event type, in the specification's order: declared to the outbox by order-events.ts. */
+export const ORDER_EVENT_SCHEMAS = Object.fromEntries(
+  Object.keys(DATA_OF).map((type) => [type, eventSchema(type as OrderEventType)]),
+) as Record<OrderEventType, Type>;

@@ -1,11 +1,26 @@
-import { orderRef, orderRefSql } from '../orders/order-rules';
-import type { OrderState, OrderType } from '../orders/order-state';
-import type { EventType } from './event-types';
+import { declareEventTypes } from '../../outbox/event-catalog';
+import type { EventDraft } from '../../outbox/event-types';
+import { orderRef, orderRefSql } from '../order-rules';
+import type { OrderState, OrderType } from '../order-state';
+import { ORDER_EVENT_SCHEMAS, type OrderEventType } from './event.response';
 
-/** An event about to be written: its type and its `data`, kept small and never carrying device credentials. */
-export interface EventDraft {
-  type: EventType;
-  data: Record<string, unknown>;
+/** What an order event is about, in the outbox. */
+export const ORDER_SUBJECT_TYPE = 'order';
+
+export type { EventDraft };
+
+/** The order's event types (CONTRACT §5), declared to the outbox: events about an `order`. */
+export const ORDER_EVENT_TYPES = declareEventTypes(ORDER_SUBJECT_TYPE, ORDER_EVENT_SCHEMAS);
+export type { OrderEventType };
+
+declare module '../../outbox/event-types' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface DeclaredEventTypes extends Record<OrderEventType, true> {}
+}
+
+/** An order event about to be written; its data never carries device credentials. */
+interface OrderEventDraft extends EventDraft {
+  type: OrderEventType;
 }
 
 /** The order as it is once the change is applied. */
@@ -33,32 +48,32 @@ export const placedDataSql = (o: string): string =>
 
 /** The event of each kind of change (CONTRACT §5); nested objects have the order response's shapes. */
 export const orderEvents = {
-  placed: (order: OrderAfterChange & { orderType: OrderType; test: boolean }): EventDraft => ({
+  placed: (order: OrderAfterChange & { orderType: OrderType; test: boolean }): OrderEventDraft => ({
     type: 'order.placed',
     data: { ...about(order), order_type: order.orderType, test: order.test },
   }),
   /** Field names only, never values. */
-  updated: (order: OrderAfterChange, changedFields: string[]): EventDraft => ({
+  updated: (order: OrderAfterChange, changedFields: string[]): OrderEventDraft => ({
     type: 'order.updated',
     data: { ...about(order), changed_fields: [...new Set(changedFields)].sort() },
   }),
-  stateChanged: (order: OrderAfterChange, previousState: OrderState): EventDraft => ({
+  stateChanged: (order: OrderAfterChange, previousState: OrderState): OrderEventDraft => ({
     type: 'order.state_changed',
     data: { ...about(order), previous_state: previousState },
   }),
-  comment: (order: OrderAfterChange, userName: string, replaced: boolean): EventDraft => ({
+  comment: (order: OrderAfterChange, userName: string, replaced: boolean): OrderEventDraft => ({
     type: 'order.comment',
     data: { ...about(order), user_name: userName, replaced },
   }),
-  tracking: (order: OrderAfterChange, tracking: object, replaced: boolean): EventDraft => ({
+  tracking: (order: OrderAfterChange, tracking: object, replaced: boolean): OrderEventDraft => ({
     type: 'order.tracking',
     data: { ...about(order), tracking, replaced },
   }),
-  detailedStatus: (order: OrderAfterChange, detailedStatus: object): EventDraft => ({
+  detailedStatus: (order: OrderAfterChange, detailedStatus: object): OrderEventDraft => ({
     type: 'order.detailed_status',
     data: { ...about(order), detailed_status: detailedStatus },
   }),
-  deliveryError: (order: OrderAfterChange, deliveryError: object): EventDraft => ({
+  deliveryError: (order: OrderAfterChange, deliveryError: object): OrderEventDraft => ({
     type: 'order.delivery_error',
     data: { ...about(order), delivery_error: deliveryError },
   }),

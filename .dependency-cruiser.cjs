@@ -1,0 +1,109 @@
+/**
+ * The architecture of src/, checked by `npm run lint:deps` (dependency-cruiser) in CI; the violations known
+ * when the rules were written are listed in .dependency-cruiser-known-violations.json (regenerate it with
+ * `npx depcruise-baseline src --config .dependency-cruiser.cjs -f .dependency-cruiser-known-violations.json`
+ * only to remove entries). Floors, from the bottom: a folder may import its own floor's code only inside itself, and any
+ * folder of a lower floor; never a higher floor, never another folder of its own floor. So no cycle between
+ * folders can form.
+ */
+const FLOORS = [
+  ['kernel'],
+  ['platform'],
+  ['audit'],
+  ['companies'],
+  ['tokens', 'products'],
+  ['rate-limit'],
+  ['auth', 'idempotency', 'outbox'],
+  ['webhooks', 'orders'],
+  ['comments', 'logistics', 'sandbox'],
+  ['cli', 'demo', 'types'],
+];
+
+const folder = (name) => `^src/${name}/`;
+const any = (names) => `^src/(${names.join('|')})/`;
+
+const floorRules = FLOORS.flatMap((floor, level) => {
+  const above = FLOORS.slice(level + 1).flat();
+  return floor.flatMap((name) => {
+    const rules = [];
+    const siblings = floor.filter((other) => other !== name);
+    const forbidden = [...above, ...siblings];
+    if (forbidden.length > 0) {
+      rules.push({
+        name: `floor-${name}`,
+        comment: `${name} may import only its own folder and the floors below it`,
+        severity: 'error',
+        from: { path: folder(name) },
+        to: { path: any(forbidden) },
+      });
+    }
+    return rules;
+  });
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No import cycle between modules',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'root-is-the-top',
+      comment:
+        'Nothing imports the composition root (main.ts, app.module.ts, entities.ts) but the entry points of the ' +
+        'CLI and of the migration commands, which map every entity',
+      severity: 'error',
+      from: {
+        path: '^src/.+/',
+        pathNot: '^src/(cli/main|platform/database/(migrate|cli-data-source))\\.ts$',
+      },
+      to: { path: '^src/(main|app\\.module|entities)\\.ts$' },
+    },
+    ...floorRules,
+    {
+      name: 'no-foreign-repository',
+      comment: 'A module reaches another through its services, never its repositories',
+      severity: 'error',
+      from: { path: '^src/([^/]+)/' },
+      to: { path: '\\.repository\\.ts$', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'no-foreign-entity',
+      comment:
+        "A module reaches another through its services, never its entities (the root's entities.ts lists them all)",
+      severity: 'error',
+      from: { path: '^src/([^/]+)/' },
+      to: { path: '\\.entit(y|ies)\\.ts$', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'controllers-stay-thin',
+      comment:
+        'A controller imports services, DTOs, errors, decorators, the kernel and the HTTP platform only',
+      severity: 'error',
+      from: { path: '\\.controller\\.ts$' },
+      to: {
+        path: '^src/',
+        pathNot: [
+          '\\.service\\.ts$',
+          '\\.errors\\.ts$',
+          '/dto/',
+          '\\.decorators?\\.ts$',
+          '\\.interceptor\\.ts$',
+          '\\.health\\.ts$',
+          '\\.pipe\\.ts$',
+          '^src/kernel/',
+          '^src/platform/(http|openapi|formats)/',
+        ],
+      },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.spec\\.ts$' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+  },
+};

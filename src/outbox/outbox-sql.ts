@@ -1,0 +1,32 @@
+/**
+ * SQL: one pending delivery per active webhook endpoint of the company (placeholder `company`) for each event
+ * the statement's CTE `events` returned (`RETURNING id`): the outbox half of a change's statement.
+ */
+export const deliveriesSql = (events: string, company: string): string =>
+  `INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at)
+   SELECT ${events}.id, endpoint.id, now()
+   FROM ${events} CROSS JOIN webhook_endpoints endpoint
+   WHERE endpoint.company_id = ${company} AND endpoint.active`;
+
+/** SQL expressions, over the rows of the statement's `source`, for the events that statement appends. */
+export interface AppendedEvents {
+  companyId: string;
+  /** A declared subject type, written as it is (`order`). */
+  subjectType: string;
+  subjectId: string;
+  type: string;
+  data: string;
+}
+
+/**
+ * SQL: one event per row of `source` (a CTE of the statement that writes the change, so the event commits or
+ * rolls back with it), returning the new ids for deliveriesSql.
+ */
+export function appendEventsSql(source: string, events: AppendedEvents): string {
+  if (!/^[a-z_]+$/.test(events.subjectType)) throw new Error(`Not a subject type: ${events.subjectType}`);
+  return `INSERT INTO events (company_id, subject_type, subject_id, type, data, transaction_id)
+         SELECT ${events.companyId}, '${events.subjectType}', ${events.subjectId}, ${events.type}, ${events.data},
+           pg_current_xact_id()::text::bigint
+         FROM ${source}
+         RETURNING id`;
+}
