@@ -81,9 +81,10 @@ module.exports = {
     {
       name: 'controllers-stay-thin',
       comment:
-        'A controller imports services, DTOs, errors, decorators, the kernel and the HTTP platform only',
+        'A controller imports services, DTOs, errors, decorators, the kernel, the HTTP platform and its own ' +
+        "module's http/ helpers (what writes to the response) only",
       severity: 'error',
-      from: { path: '\\.controller\\.ts$' },
+      from: { path: '^src/([^/]+)/.*\\.controller\\.ts$' },
       to: {
         path: '^src/',
         pathNot: [
@@ -96,6 +97,7 @@ module.exports = {
           '\\.pipe\\.ts$',
           '^src/kernel/',
           '^src/platform/(http|openapi|formats)/',
+          '^src/$1/http/',
         ],
       },
     },

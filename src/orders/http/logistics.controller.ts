@@ -15,7 +15,7 @@ import { setVersionEtag } from '../../kernel/if-match';
 import { IfMatchVersion } from '../../platform/http/if-match.decorator';
 import { ApiErrorResponses, ApiPageResponse, ETAG_HEADER } from '../../platform/openapi/openapi.decorators';
 import { type Page, pageWindow } from '../../kernel/pagination';
-import { IF_MATCH, orderIdParam } from './order-params';
+import { IF_MATCH, orderIdParam } from './order-params.decorators';
 import {
   ApiTrackingNumberParam,
   DeliveryErrorDto,

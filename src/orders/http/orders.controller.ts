@@ -27,7 +27,7 @@ import { Idempotent } from '../../idempotency/idempotency.interceptor';
 import { PlaceOrderDto } from './dto/place-order.dto';
 import { UpdateOrderDto } from './dto/update-order.dto';
 import { OrdersService } from '../application/orders.service';
-import { IF_MATCH, orderIdParam } from './order-params';
+import { IF_MATCH, orderIdParam } from './order-params.decorators';
 
 /** The partner's orders (spec §4.1–4.3, 4.6). Every query is scoped by the token's company. */
 @ApiTags('orders')

@@ -8,7 +8,7 @@ import { IfMatchVersion } from '../../platform/http/if-match.decorator';
 import { ApiErrorResponses, ETAG_HEADER } from '../../platform/openapi/openapi.decorators';
 import { Idempotent } from '../../idempotency/idempotency.interceptor';
 import { OrderResponse } from '../dto/order.response';
-import { IF_MATCH, orderIdParam } from './order-params';
+import { IF_MATCH, orderIdParam } from './order-params.decorators';
 import { SimulateOrderDto } from './dto/simulate-order.dto';
 import { SandboxService } from '../application/sandbox.service';
 
