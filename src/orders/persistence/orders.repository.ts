@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import type { AuditRow } from '../../audit/audit-row';
+import { appendAuditSql } from '../../audit/audit-sql';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { DeviceCredentials } from '../../platform/formats/device-credentials';
 import { type PreparedStatement, PreparedStatements } from '../../platform/database/prepared-statements';
@@ -101,11 +102,16 @@ export class OrdersRepository {
          VALUES (${columns.map((_, index) => `$${index + 1}`).join(', ')})
          RETURNING id, company_id, site, state, order_type, test, created_at, updated_at, version
        ), audit AS (
-         INSERT INTO audit_events
-           (token_id, user_name, request_id, company_id, action, target_type, target_id, changed_fields)
-         SELECT ${next(1)}::integer, ${next(2)}::varchar, ${next(3)}::varchar, ${next(4)}::integer,
-           ${next(5)}::varchar, ${next(6)}::varchar, placed.id::text, ${next(7)}::text[]
-         FROM placed
+         ${appendAuditSql('placed', {
+           tokenId: `${next(1)}::integer`,
+           userName: `${next(2)}::varchar`,
+           requestId: `${next(3)}::varchar`,
+           companyId: `${next(4)}::integer`,
+           action: `${next(5)}::varchar`,
+           targetType: `${next(6)}::varchar`,
+           targetId: 'placed.id::text',
+           changedFields: `${next(7)}::text[]`,
+         })}
        ), event AS (
          ${appendEventsSql('placed', {
            companyId: 'placed.company_id',
