@@ -1,0 +1,270 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { join } from 'node:path';
+import request from 'supertest';
+import { issueAdminToken } from './harness/cli';
+import { eventually } from './harness/eventually';
+import { Fixtures, orderBody, type Partner } from './harness/factories';
+import { type LogLine, startService, type RunningService } from './harness/service';
+import { startWebhookReceiver, type WebhookReceiver } from './harness/webhook-receiver';
+
+/**
+ * The SQL the service sends, reviewed as SQL: each scenario's statements (from the request log's `sql`, with
+ * LOG_SQL=true; the webhook dispatcher's from its iteration's job line) are compared with
+ * `queries/<scenario>.sql`, one statement per paragraph, whitespace collapsed. A change that alters a statement
+ * fails here with the diff; `UPDATE_SQL_SNAPSHOTS=1 npx jest test/sql-snapshots.e2e-spec.ts` rewrites the files,
+ * and the diff is reviewed with the change. The files sit at the top of the repository, outside `src/`: they
+ * span modules, and rewriting them never makes the build stale.
+ *
+ * The texts are fixed: every value (ids, dates, names) is a parameter. Each scenario's request is preceded by a
+ * warm-up with the same token, so the token's lookup is cached and its last use recorded (`authenticate` pins
+ * those two statements on a token's first request).
+ */
+const SNAPSHOTS = join(__dirname, '..', 'queries');
+const UPDATE = process.env.UPDATE_SQL_SNAPSHOTS === '1';
+
+/** Whitespace collapsed, one statement per paragraph. */
+const normalised = (statements: string[]): string =>
+  statements.map((statement) => statement.replace(/\s+/g, ' ').trim()).join('\n\n') + '\n';
+
+function expectSnapshot(scenario: string, statements: string[]): void {
+  const file = join(SNAPSHOTS, `${scenario}.sql`);
+  const actual = normalised(statements);
+  if (UPDATE) {
+    mkdirSync(SNAPSHOTS, { recursive: true });
+    writeFileSync(file, actual);
+    return;
+  }
+  const expected = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  try {
+    expect(actual).toBe(expected);
+  } catch (error) {
+    (error as Error).message =
+      `queries/${scenario}.sql no longer matches the statements sent (- snapshot, + now). If the change is ` +
+      `meant, run UPDATE_SQL_SNAPSHOTS=1 npx jest test/sql-snapshots.e2e-spec.ts and review the diff as SQL.\n\n` +
+      (error as Error).message;
+    throw error;
+  }
+}
+
+/** Supertest keeps the file as text (and the OpenAPI hook checks it as the documented string). */
+function asText(response: request.Response, done: (error: Error | null, body: string) => void): void {
+  const stream = response as unknown as IncomingMessage & { text?: string };
+  let text = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => (text += chunk));
+  stream.on('end', () => {
+    stream.text = text;
+    done(null, text);
+  });
+}
+
+describe('SQL snapshots (queries/*.sql)', () => {
+  let service: RunningService;
+  let receiver: WebhookReceiver;
+  let fixtures: Fixtures;
+  let admin: string;
+  let partner: Partner;
+  let logistics: string;
+  let productId: number;
+  let orderId: number;
+
+  const api = () => request(service.url);
+  const as = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+  const lineOf = async (requestId: string): Promise<LogLine> => {
+    let line: LogLine | undefined;
+    await eventually(
+      () => (line = service.logs().find((entry) => entry.requestId === requestId)) !== undefined,
+      () => `no log line for ${requestId}`,
+    );
+    return line!;
+  };
+
+  let requests = 0;
+  /** Sends `call` with a request id of its own and resolves with the statements of that request. */
+  const statementsOf = async (call: (requestId: string) => Promise<unknown>): Promise<string[]> => {
+    requests += 1;
+    const requestId = `sql-snapshot-${requests}`;
+    await call(requestId);
+    return (await lineOf(requestId)).sql as string[];
+  };
+
+  /** The token's lookup cached and its last use recorded: the scenario's request sends only its own SQL. */
+  const warm = async (token: string) => {
+    const path = token === logistics ? '/api/v2/logistics/orders?per_page=1' : '/api/v2/product?per_page=1';
+    await api().get(path).set(as(token)).expect(200);
+  };
+  const partnerGet = async (path: string): Promise<string[]> => {
+    await warm(partner.token);
+    return statementsOf((id) => api().get(path).set(as(partner.token)).set('X-Request-Id', id).expect(200));
+  };
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+    service = await startService({
+      env: {
+        LOG_SQL: 'true',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_POLL_INTERVAL_MS: '200',
+        RATE_LIMIT_PER_MINUTE: '100000',
+        ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
+      },
+    });
+    admin = await issueAdminToken(service.databaseUrl!);
+    fixtures = new Fixtures(service.url, admin);
+    partner = await fixtures.partner('SK');
+    logistics = await fixtures.logisticsToken('sql-courier');
+    productId = (await fixtures.product()).id;
+  });
+
+  afterAll(async () => {
+    await service?.stop();
+    await receiver?.close();
+  });
+
+  it('authenticate: a token’s first request looks it up and records its use', async () => {
+    expectSnapshot(
+      'authenticate',
+      await statementsOf((id) =>
+        api().get('/api/v2/product?per_page=1').set(as(partner.token)).set('X-Request-Id', id).expect(200),
+      ),
+    );
+  });
+
+  /** The company's site and the product are looked up on the first placement (then cached), as here. */
+  it('place-order', async () => {
+    await warm(partner.token);
+    const statements = await statementsOf(async (id) => {
+      const response = await api()
+        .post('/api/v2/order')
+        .set(as(partner.token))
+        .set('X-Request-Id', id)
+        .send(orderBody(productId))
+        .expect(201);
+      orderId = Number(response.body.orders[0].order_id);
+    });
+    expectSnapshot('place-order', statements);
+  });
+
+  it('read-order', async () => {
+    expectSnapshot('read-order', await partnerGet(`/api/v2/order/${orderId}`));
+  });
+
+  it('comment', async () => {
+    await warm(partner.token);
+    const statements = await statementsOf((id) =>
+      api()
+        .post(`/api/v2/order/${orderId}/comment`)
+        .set(as(partner.token))
+        .set('X-Request-Id', id)
+        .send({ partner_comment: 'Ring twice.' })
+        .expect(200),
+    );
+    expectSnapshot('comment', statements);
+  });
+
+  it('logistics-queue', async () => {
+    await warm(logistics);
+    const statements = await statementsOf((id) =>
+      api().get('/api/v2/logistics/orders').set(as(logistics)).set('X-Request-Id', id).expect(200),
+    );
+    expectSnapshot('logistics-queue', statements);
+  });
+
+  it('logistics-sent', async () => {
+    await warm(logistics);
+    const statements = await statementsOf((id) =>
+      api()
+        .post(`/api/v2/logistics/orders/${orderId}/sent`)
+        .set(as(logistics))
+        .set('X-Request-Id', id)
+        .expect(200),
+    );
+    expectSnapshot('logistics-sent', statements);
+  });
+
+  it('logistics-put-tracking', async () => {
+    await warm(logistics);
+    const statements = await statementsOf((id) =>
+      api()
+        .put(`/api/v2/logistics/orders/${orderId}/trackings/PKG1`)
+        .set(as(logistics))
+        .set('X-Request-Id', id)
+        .send({ status: 'Picked up', dispatch_date: '2026-11-21T08:00' })
+        .expect(201),
+    );
+    expectSnapshot('logistics-put-tracking', statements);
+  });
+
+  /** GET /order with no filter, then with each filter of CONTRACT §4.2 alone. */
+  const FILTERS: Record<string, () => string> = {
+    'list-orders': () => '',
+    'list-orders-by-order-id': () => `order_id=${orderId}`,
+    'list-orders-created-from': () => 'created_from=2026-01-01',
+    'list-orders-created-to': () => 'created_to=2099-12-31',
+    'list-orders-by-tracking-number': () => 'tracking_number=PKG1',
+    'list-orders-delivered': () => 'delivered=true',
+    'list-orders-not-delivered': () => 'delivered=false',
+    'list-orders-delivered-from': () => 'delivered_from=2026-01-01',
+    'list-orders-delivered-to': () => 'delivered_to=2099-12-31',
+    'list-orders-by-order-type': () => 'order_type=REGULAR',
+    'list-orders-by-state': () => 'state=SENT_TO_LOGISTICS',
+    'list-orders-updated-from': () => 'updated_from=2026-01-01',
+    'list-orders-updated-to': () => 'updated_to=2099-12-31',
+  };
+  for (const [scenario, query] of Object.entries(FILTERS)) {
+    it(scenario, async () => {
+      expectSnapshot(scenario, await partnerGet(`/api/v2/order?${query()}`));
+    });
+  }
+
+  it('export-csv', async () => {
+    await warm(partner.token);
+    const statements = await statementsOf((id) =>
+      api()
+        .get('/api/v2/orders/export?format=csv')
+        .set(as(partner.token))
+        .set('X-Request-Id', id)
+        .buffer(true)
+        .parse(asText)
+        .expect(200),
+    );
+    expectSnapshot('export-csv', statements);
+  });
+
+  it('events-feed and events-feed-after', async () => {
+    // An event is listed once every transaction that started before it has finished, cluster-wide.
+    await eventually(
+      async () =>
+        (await api().get('/api/v2/events').set(as(partner.token)).expect(200)).body.data.length >= 3,
+      () => 'the feed never listed the order’s events',
+    );
+    expectSnapshot('events-feed', await partnerGet('/api/v2/events'));
+    const first = (await api().get('/api/v2/events').set(as(partner.token)).expect(200)).body.data[0] as {
+      id: string;
+    };
+    expectSnapshot('events-feed-after', await partnerGet(`/api/v2/events?after=${first.id}`));
+  });
+
+  it('webhook-delivery: the dispatcher’s iteration that claims, reads, sends and records one delivery', async () => {
+    await api()
+      .post('/api/v2/admin/webhooks')
+      .set(as(admin))
+      .send({ company_id: partner.companyId, url: `${receiver.url}/hook` })
+      .expect(201);
+    const placedAt = service.logs().length;
+    await api().post('/api/v2/order').set(as(partner.token)).send(orderBody(productId)).expect(201);
+    await receiver.waitFor((received) => received.length === 1);
+    let iteration: LogLine | undefined;
+    await eventually(
+      () =>
+        (iteration = service
+          .logs()
+          .slice(placedAt)
+          .find((line) => line.job === 'webhook-dispatch' && (line.dbQueries as number) > 1)) !== undefined,
+      () => 'no dispatcher iteration line with the delivery',
+    );
+    expectSnapshot('webhook-delivery', iteration!.sql as string[]);
+  });
+});
