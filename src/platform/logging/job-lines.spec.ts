@@ -1,6 +1,5 @@
 import { pino } from 'pino';
 import { countQuery, QueryCountingLogger } from '../database/query-counter';
-import { currentRequest } from '../http/request-context';
 import { runLoggedJob, writeServiceLine } from './log-lines';
 
 function capture() {
