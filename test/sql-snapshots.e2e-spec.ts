@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import request from 'supertest';
+import { asText } from './harness/as-text';
 import { issueAdminToken } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
@@ -45,18 +45,6 @@ function expectSnapshot(scenario: string, statements: string[]): void {
       (error as Error).message;
     throw error;
   }
-}
-
-/** Supertest keeps the file as text (and the OpenAPI hook checks it as the documented string). */
-function asText(response: request.Response, done: (error: Error | null, body: string) => void): void {
-  const stream = response as unknown as IncomingMessage & { text?: string };
-  let text = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => (text += chunk));
-  stream.on('end', () => {
-    stream.text = text;
-    done(null, text);
-  });
 }
 
 describe('SQL snapshots (queries/*.sql)', () => {
