@@ -69,24 +69,30 @@ describe('SQL snapshots (queries/*.sql)', () => {
     return line!;
   };
 
-  let requests = 0;
-  /** Sends `call` with a request id of its own and resolves with the statements of that request. */
-  const statementsOf = async (call: (requestId: string) => Promise<unknown>): Promise<string[]> => {
-    requests += 1;
-    const requestId = `sql-snapshot-${requests}`;
-    await call(requestId);
-    return (await lineOf(requestId)).sql as string[];
-  };
-
   /** The token's lookup cached and its last use recorded: the scenario's request sends only its own SQL. */
   const warm = async (token: string) => {
     const path = token === logistics ? '/api/v2/logistics/orders?per_page=1' : '/api/v2/product?per_page=1';
     await api().get(path).set(as(token)).expect(200);
   };
-  const partnerGet = async (path: string): Promise<string[]> => {
-    await warm(partner.token);
-    return statementsOf((id) => api().get(path).set(as(partner.token)).set('X-Request-Id', id).expect(200));
+
+  let requests = 0;
+  /**
+   * Sends one request with `token` (warmed first unless `cold`) and a request id of its own; resolves with the
+   * statements it sent and its response.
+   */
+  const sent = async (
+    token: string,
+    send: (headers: Record<string, string>) => request.Test,
+    cold = false,
+  ): Promise<{ statements: string[]; response: request.Response }> => {
+    if (!cold) await warm(token);
+    requests += 1;
+    const requestId = `sql-snapshot-${requests}`;
+    const response = await send({ ...as(token), 'X-Request-Id': requestId });
+    return { statements: (await lineOf(requestId)).sql as string[], response };
   };
+  const partnerGet = async (path: string): Promise<string[]> =>
+    (await sent(partner.token, (headers) => api().get(path).set(headers).expect(200))).statements;
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
@@ -112,27 +118,21 @@ describe('SQL snapshots (queries/*.sql)', () => {
   });
 
   it('authenticate: a token’s first request looks it up and records its use', async () => {
-    expectSnapshot(
-      'authenticate',
-      await statementsOf((id) =>
-        api().get('/api/v2/product?per_page=1').set(as(partner.token)).set('X-Request-Id', id).expect(200),
-      ),
+    const first = await sent(
+      partner.token,
+      (headers) => api().get('/api/v2/product?per_page=1').set(headers).expect(200),
+      true,
     );
+    expectSnapshot('authenticate', first.statements);
   });
 
   /** The company's site and the product are looked up on the first placement (then cached), as here. */
   it('place-order', async () => {
-    await warm(partner.token);
-    const statements = await statementsOf(async (id) => {
-      const response = await api()
-        .post('/api/v2/order')
-        .set(as(partner.token))
-        .set('X-Request-Id', id)
-        .send(orderBody(productId))
-        .expect(201);
-      orderId = Number(response.body.orders[0].order_id);
-    });
-    expectSnapshot('place-order', statements);
+    const placed = await sent(partner.token, (headers) =>
+      api().post('/api/v2/order').set(headers).send(orderBody(productId)).expect(201),
+    );
+    orderId = Number(placed.response.body.orders[0].order_id);
+    expectSnapshot('place-order', placed.statements);
   });
 
   it('read-order', async () => {
@@ -140,49 +140,39 @@ describe('SQL snapshots (queries/*.sql)', () => {
   });
 
   it('comment', async () => {
-    await warm(partner.token);
-    const statements = await statementsOf((id) =>
+    const comment = await sent(partner.token, (headers) =>
       api()
         .post(`/api/v2/order/${orderId}/comment`)
-        .set(as(partner.token))
-        .set('X-Request-Id', id)
+        .set(headers)
         .send({ partner_comment: 'Ring twice.' })
         .expect(200),
     );
-    expectSnapshot('comment', statements);
+    expectSnapshot('comment', comment.statements);
   });
 
   it('logistics-queue', async () => {
-    await warm(logistics);
-    const statements = await statementsOf((id) =>
-      api().get('/api/v2/logistics/orders').set(as(logistics)).set('X-Request-Id', id).expect(200),
+    const queue = await sent(logistics, (headers) =>
+      api().get('/api/v2/logistics/orders').set(headers).expect(200),
     );
-    expectSnapshot('logistics-queue', statements);
+    expectSnapshot('logistics-queue', queue.statements);
   });
 
   it('logistics-sent', async () => {
-    await warm(logistics);
-    const statements = await statementsOf((id) =>
-      api()
-        .post(`/api/v2/logistics/orders/${orderId}/sent`)
-        .set(as(logistics))
-        .set('X-Request-Id', id)
-        .expect(200),
+    const marked = await sent(logistics, (headers) =>
+      api().post(`/api/v2/logistics/orders/${orderId}/sent`).set(headers).expect(200),
     );
-    expectSnapshot('logistics-sent', statements);
+    expectSnapshot('logistics-sent', marked.statements);
   });
 
   it('logistics-put-tracking', async () => {
-    await warm(logistics);
-    const statements = await statementsOf((id) =>
+    const tracking = await sent(logistics, (headers) =>
       api()
         .put(`/api/v2/logistics/orders/${orderId}/trackings/PKG1`)
-        .set(as(logistics))
-        .set('X-Request-Id', id)
+        .set(headers)
         .send({ status: 'Picked up', dispatch_date: '2026-11-21T08:00' })
         .expect(201),
     );
-    expectSnapshot('logistics-put-tracking', statements);
+    expectSnapshot('logistics-put-tracking', tracking.statements);
   });
 
   /** GET /order with no filter, then with each filter of CONTRACT §4.2 alone. */
@@ -208,17 +198,10 @@ describe('SQL snapshots (queries/*.sql)', () => {
   }
 
   it('export-csv', async () => {
-    await warm(partner.token);
-    const statements = await statementsOf((id) =>
-      api()
-        .get('/api/v2/orders/export?format=csv')
-        .set(as(partner.token))
-        .set('X-Request-Id', id)
-        .buffer(true)
-        .parse(asText)
-        .expect(200),
+    const exported = await sent(partner.token, (headers) =>
+      api().get('/api/v2/orders/export?format=csv').set(headers).buffer(true).parse(asText).expect(200),
     );
-    expectSnapshot('export-csv', statements);
+    expectSnapshot('export-csv', exported.statements);
   });
 
   it('events-feed and events-feed-after', async () => {
