@@ -27,6 +27,15 @@ const UPDATE = process.env.UPDATE_SQL_SNAPSHOTS === '1';
 const normalised = (statements: string[]): string =>
   statements.map((statement) => statement.replace(/\s+/g, ' ').trim()).join('\n\n') + '\n';
 
+/** Where two texts part, with some context: a statement is one long line, which a line diff shows whole. */
+function firstDifference(expected: string, actual: string): string {
+  let at = 0;
+  while (at < expected.length && expected[at] === actual[at]) at += 1;
+  const around = (text: string) => `…${text.slice(Math.max(0, at - 80), at + 80).replace(/\n/g, '⏎')}…`;
+  const before = expected.slice(0, at).split('\n\n');
+  return `statement ${before.length}, from its character ${before[before.length - 1].length}:\n  snapshot: ${around(expected)}\n  now:      ${around(actual)}`;
+}
+
 function expectSnapshot(scenario: string, statements: string[]): void {
   const file = join(SNAPSHOTS, `${scenario}.sql`);
   const actual = normalised(statements);
@@ -40,9 +49,9 @@ function expectSnapshot(scenario: string, statements: string[]): void {
     expect(actual).toBe(expected);
   } catch (error) {
     (error as Error).message =
-      `queries/${scenario}.sql no longer matches the statements sent (- snapshot, + now). If the change is ` +
-      `meant, run UPDATE_SQL_SNAPSHOTS=1 npx jest test/sql-snapshots.e2e-spec.ts and review the diff as SQL.\n\n` +
-      (error as Error).message;
+      `queries/${scenario}.sql does not match the statements sent (- snapshot, + now). If the change is ` +
+      `meant, run UPDATE_SQL_SNAPSHOTS=1 npx jest test/sql-snapshots.e2e-spec.ts and review the diff as SQL.\n` +
+      `${firstDifference(expected, actual)}\n\n${(error as Error).message}`;
     throw error;
   }
 }
