@@ -45,7 +45,11 @@ async function createApp(
   databaseUrl: string,
   deviceCredentialsKey: Buffer,
 ): Promise<NestExpressApplication> {
-  const requestLog = createRequestLog(env.LOG_LEVEL, env.NODE_ENV !== 'production' && process.stdout.isTTY);
+  const requestLog = createRequestLog(
+    env.LOG_LEVEL,
+    env.NODE_ENV !== 'production' && process.stdout.isTTY,
+    env.LOG_SQL,
+  );
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot({ env, databaseUrl, logger: requestLog.logger, deviceCredentialsKey }),
     {

@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { parse } from 'csv-parse/sync';
 import request from 'supertest';
+import { asText } from './harness/as-text';
 import { issueAdminToken } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
@@ -124,18 +125,6 @@ async function readToEnd(socket: Socket): Promise<{ bytes: number; whole: boolea
 function rssMb(service: RunningService): number {
   const status = readFileSync(`/proc/${service.process.pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
-}
-
-/** Supertest keeps the file as text (and the OpenAPI hook checks it as the documented string). */
-function asText(response: request.Response, done: (error: Error | null, body: string) => void): void {
-  const stream = response as unknown as IncomingMessage & { text?: string };
-  let text = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => (text += chunk));
-  stream.on('end', () => {
-    stream.text = text;
-    done(null, text);
-  });
 }
 
 const SERVICE_ENV = {

@@ -6,6 +6,7 @@ import { Outage } from '../platform/database/outage';
 import { toEventResponse } from '../outbox/dto/event-feed.response';
 import { publicEventId, type StoredEvent } from '../outbox/event-types';
 import { EventsService } from '../outbox/events.service';
+import { JobLog } from '../platform/logging/job-log';
 import { ServiceLogger } from '../platform/logging/loggers';
 import { AppMetrics } from '../platform/metrics/app-metrics';
 import { RETRY_WINDOW_MS, retryDelayMs } from './retry-schedule';
@@ -41,6 +42,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     config: ConfigService<Environment, true>,
     private readonly logger: ServiceLogger,
     private readonly metrics: AppMetrics,
+    private readonly jobLog: JobLog,
   ) {
     this.logger.setContext(WebhookDispatcher.name);
     this.enabled = config.get('WEBHOOK_DISPATCHER', { infer: true });
@@ -71,14 +73,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
 
   /**
    * Sends one batch; resolves with the wait before the next: none when the batch was full (more may be due),
-   * the poll interval otherwise, and a growing backoff while dispatch fails (the database away, say).
+   * the poll interval otherwise, and a growing backoff while dispatch fails (the database away, say). One
+   * iteration is one job of the job log (its statements on one line with LOG_SQL).
    */
   private async dispatchDue(): Promise<number> {
     try {
-      const claimed = await this.webhooks.claimDue(BATCH_SIZE, this.leaseMs);
-      await this.deliver(claimed);
+      const claimedCount = await this.jobLog.run('webhook-dispatch', async () => {
+        const claimed = await this.webhooks.claimDue(BATCH_SIZE, this.leaseMs);
+        await this.deliver(claimed);
+        return claimed.length;
+      });
       this.outage.succeeded();
-      return claimed.length === BATCH_SIZE ? 0 : this.pollIntervalMs;
+      return claimedCount === BATCH_SIZE ? 0 : this.pollIntervalMs;
     } catch (error) {
       return this.outage.failed(error);
     }

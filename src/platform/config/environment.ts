@@ -153,6 +153,11 @@ export class Environment {
   @IsIn(LOG_LEVELS, { message: `must be one of ${LOG_LEVELS.join(', ')}` })
   LOG_LEVEL: LogLevel = 'info';
 
+  /** Each request's log line (and each background job iteration's) also carries its statements' text. */
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true, false, 1 or 0' })
+  LOG_SQL = false;
+
   @Transform(toBool)
   @IsBoolean({ message: 'must be true, false, 1 or 0' })
   WEBHOOK_ALLOW_PRIVATE = false;

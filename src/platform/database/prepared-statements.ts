@@ -59,7 +59,7 @@ export class PreparedStatements {
     statement: PreparedStatement,
     values: unknown[],
   ): Promise<Row[]> {
-    countQuery();
+    countQuery(statement.text);
     return (await this.pool.query<Row>({ name: statement.name, text: statement.text, values })).rows;
   }
 }

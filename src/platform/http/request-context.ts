@@ -9,6 +9,8 @@ export interface RequestContext {
   log?: Logger;
   /** SQL statements run while serving it, reported as `dbQueries` on its log line. */
   dbQueries: number;
+  /** With LOG_SQL, the text of each of those statements (never their parameters); unset otherwise. */
+  sql?: string[];
 }
 
 /**
@@ -20,6 +22,11 @@ const storage = new AsyncLocalStorage<RequestContext>();
 /** Runs the rest of the request (`next`) in its context. */
 export function runInRequestContext(context: RequestContext, next: () => void): void {
   storage.run(context, next);
+}
+
+/** Runs a background job's iteration (`work`) in a context of its own, as a request runs in its. */
+export function runInJobContext<T>(context: RequestContext, work: () => Promise<T>): Promise<T> {
+  return storage.run(context, work);
 }
 
 /** The context of the request being served, if any. */

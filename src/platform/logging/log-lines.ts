@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { Level, Logger } from 'pino';
-import { currentRequest } from '../http/request-context';
+import { currentRequest, runInJobContext } from '../http/request-context';
 
 /** The request's child logger inside a request (made on its first line), the root elsewhere. */
 function currentLogger(root: Logger): Logger {
@@ -10,6 +11,30 @@ function currentLogger(root: Logger): Logger {
 }
 
 export type LogFields = Record<string, unknown>;
+
+/**
+ * Runs a background job's iteration in a context of its own and ends it with one line, as a request's: `job`,
+ * `requestId` (the lines its services write carry it too), duration, `dbQueries` and `sql`, the statements'
+ * text (never their parameters). Written when the iteration fails too.
+ */
+export async function runLoggedJob<T>(root: Logger, job: string, work: () => Promise<T>): Promise<T> {
+  const context = { id: randomUUID(), dbQueries: 0, sql: [] as string[] };
+  const startedAt = Date.now();
+  try {
+    return await runInJobContext(context, work);
+  } finally {
+    root.info(
+      {
+        job,
+        requestId: context.id,
+        durationMs: Date.now() - startedAt,
+        dbQueries: context.dbQueries,
+        sql: context.sql,
+      },
+      'job completed',
+    );
+  }
+}
 
 /** A service's line: its context (the class name, when set), then its fields, then the message. */
 export function writeServiceLine(

@@ -67,8 +67,8 @@ export interface RequestLog {
 }
 
 /**
- * One JSON line per request: method, path, route, status, duration, request id, token id, statement count.
- * Never headers or bodies. Mounted as the first middleware, so requests the body parser rejects are logged and
+ * One JSON line per request: method, path, route, status, duration, request id, token id, statement count,
+ * and with `logSql` (LOG_SQL) the statements' text, never their parameters. Never headers or bodies. Mounted as the first middleware, so requests the body parser rejects are logged and
  * carry an id too.
  *
  * Lines go to stdout through an asynchronous destination: a request never waits for a write, and lines written
@@ -76,7 +76,7 @@ export interface RequestLog {
  * written synchronously on the way out (pino registers that flush on `exit`; `flush` is for an orderly stop).
  * `pretty`: one readable line per entry for a developer's terminal (pino-pretty) instead of JSON.
  */
-export function createRequestLog(level: LogLevel, pretty = false): RequestLog {
+export function createRequestLog(level: LogLevel, pretty = false, logSql = false): RequestLog {
   const destination = pretty
     ? prettyStream({
         ignore: 'pid,hostname,req,res',
@@ -95,6 +95,7 @@ export function createRequestLog(level: LogLevel, pretty = false): RequestLog {
     const id = requestId(request, response);
     request.id = id;
     request.dbQueries = 0;
+    if (logSql) request.sql = [];
     let logged = false;
     const done = () => {
       if (logged) return;
@@ -108,6 +109,7 @@ export function createRequestLog(level: LogLevel, pretty = false): RequestLog {
         route: routeTemplate(request),
         tokenId: request.authTokenId,
         dbQueries: request.dbQueries,
+        sql: request.sql,
       };
       if (status >= 500)
         lines.error({ ...line, err: new Error(`failed with status code ${status}`) }, 'request failed');

@@ -1,11 +1,12 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { JobLog } from './job-log';
 import { FrameworkLogger, ROOT_LOGGER, ServiceLogger } from './loggers';
 
 /**
  * Nest's side of the logging: the framework's messages (FrameworkLogger, given to app.useLogger) and each
  * service's logger (ServiceLogger), both over the one pino instance, so they share its destination and
- * redaction. The request line itself is the middleware's (createRequestLog).
+ * redaction. The request line itself is the middleware's (createRequestLog); a background job's, JobLog's.
  */
 @Module({})
 export class LoggingModule {
@@ -13,8 +14,8 @@ export class LoggingModule {
     return {
       module: LoggingModule,
       global: true,
-      providers: [{ provide: ROOT_LOGGER, useValue: logger }, FrameworkLogger, ServiceLogger],
-      exports: [FrameworkLogger, ServiceLogger],
+      providers: [{ provide: ROOT_LOGGER, useValue: logger }, FrameworkLogger, ServiceLogger, JobLog],
+      exports: [FrameworkLogger, ServiceLogger, JobLog],
     };
   }
 }

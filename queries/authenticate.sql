@@ -1,0 +1,7 @@
+SELECT "ApiToken"."id" AS "ApiToken_id", "ApiToken"."token_hash" AS "ApiToken_token_hash", "ApiToken"."prefix" AS "ApiToken_prefix", "ApiToken"."role" AS "ApiToken_role", "ApiToken"."user_name" AS "ApiToken_user_name", "ApiToken"."company_id" AS "ApiToken_company_id", "ApiToken"."created_at" AS "ApiToken_created_at", "ApiToken"."last_used_at" AS "ApiToken_last_used_at", "ApiToken"."expires_at" AS "ApiToken_expires_at", "ApiToken"."revoked_at" AS "ApiToken_revoked_at" FROM "api_tokens" "ApiToken" WHERE (("ApiToken"."token_hash" = $1)) LIMIT 1
+
+UPDATE "api_tokens" SET "last_used_at" = now() WHERE "id" = $1 AND ("last_used_at" IS NULL OR "last_used_at" < now() - interval '1 minute')
+
+SELECT "Product"."id" AS "Product_id", "Product"."name" AS "Product_name", "Product"."active" AS "Product_active", "Product"."created_at" AS "Product_created_at", "Product"."updated_at" AS "Product_updated_at" FROM "products" "Product" WHERE (("Product"."active" = $1)) ORDER BY "Product"."id" ASC LIMIT 2 OFFSET 0
+
+SELECT "ProductVariation"."id" AS "ProductVariation_id", "ProductVariation"."product_id" AS "ProductVariation_product_id", "ProductVariation"."name" AS "ProductVariation_name", "ProductVariation"."created_at" AS "ProductVariation_created_at" FROM "product_variations" "ProductVariation" WHERE (("ProductVariation"."product_id" IN ($1))) ORDER BY "ProductVariation"."product_id" ASC, "ProductVariation"."id" ASC

@@ -1,0 +1,3 @@
+SELECT "OutboxEvent"."id" AS "OutboxEvent_id", "OutboxEvent"."transaction_id" AS "OutboxEvent_transaction_id" FROM "events" "OutboxEvent" WHERE (("OutboxEvent"."id" = $1) AND ("OutboxEvent"."company_id" = $2)) LIMIT 1
+
+SELECT "e"."id" AS "e_id", "e"."company_id" AS "e_company_id", "e"."subject_type" AS "e_subject_type", "e"."subject_id" AS "e_subject_id", "e"."type" AS "e_type", "e"."data" AS "e_data", "e"."created_at" AS "e_created_at", "e"."transaction_id" AS "e_transaction_id" FROM "events" "e" WHERE "e"."company_id" = $1 AND "e"."transaction_id" < pg_snapshot_xmin(pg_current_snapshot())::text::bigint AND ("e"."transaction_id", "e"."id") > (CAST($2 AS bigint), CAST($3 AS bigint)) ORDER BY "e"."transaction_id" ASC, "e"."id" ASC LIMIT 100
