@@ -5,7 +5,6 @@ import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './platform/http/exception.filter';
 import { CompaniesModule } from './companies/companies.module';
-import { ENTITIES } from './entities';
 import { FoundationModule, type FoundationSettings } from './platform/foundation.module';
 import { HealthModule } from './platform/health/health.module';
 import { TokensModule } from './tokens/tokens.module';
@@ -18,6 +17,7 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
 import { SandboxModule } from './orders/sandbox.module';
 import { declareApiTag } from './platform/openapi/document-contributions';
+import { entitiesOf } from './platform/database/module-entities';
 
 /** The API's surfaces that several modules share, and those whose modules do not declare their tag yet. */
 const SURFACE_TAGS = [
@@ -38,6 +38,23 @@ const SURFACE_TAGS = [
   },
 ];
 
+/** The service's modules: each names the entities it owns (@OwnsEntities); the DataSource maps theirs. */
+export const FEATURES = [
+  MetricsModule,
+  AuthModule,
+  HealthModule,
+  CompaniesModule,
+  TokensModule,
+  AuditModule,
+  ProductsModule,
+  OrdersModule,
+  CommentsModule,
+  LogisticsModule,
+  EventsModule,
+  WebhooksModule,
+  SandboxModule,
+];
+
 @Module({})
 export class AppModule {
   constructor() {
@@ -48,21 +65,9 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        FoundationModule.forRoot({ ...settings, entities: ENTITIES }),
+        FoundationModule.forRoot({ ...settings, entities: entitiesOf(FEATURES) }),
         ScheduleModule.forRoot(),
-        MetricsModule,
-        AuthModule,
-        HealthModule,
-        CompaniesModule,
-        TokensModule,
-        AuditModule,
-        ProductsModule,
-        OrdersModule,
-        CommentsModule,
-        LogisticsModule,
-        EventsModule,
-        WebhooksModule,
-        SandboxModule,
+        ...FEATURES,
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };

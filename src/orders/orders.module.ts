@@ -16,11 +16,15 @@ import { OrdersController } from './http/orders.controller';
 import { OrderFactsRepository } from './persistence/order-facts.repository';
 import { OrdersExportRepository } from './persistence/orders-export.repository';
 import { OrdersRepository } from './persistence/orders.repository';
+import { OwnsEntities } from '../platform/database/module-entities';
+import { DeliveryError, DetailedStatus, Tracking } from './order-children.entities';
+import { Order } from './order.entity';
 
 /**
  * The order aggregate: the only module that writes orders, trackings, detailed_statuses and delivery_errors.
  * The logistics and sandbox surfaces are thin modules beside it (logistics.module.ts, sandbox.module.ts).
  */
+@OwnsEntities(Order, Tracking, DetailedStatus, DeliveryError)
 @Module({
   imports: [AuditModule, EventsModule, IdempotencyModule, CompaniesModule, ProductsModule],
   controllers: [OrdersController, OrdersExportController],
