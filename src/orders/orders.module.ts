@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { declareApiTag } from '../platform/openapi/document-contributions';
 import { AuditModule } from '../audit/audit.module';
 import { EventsModule } from '../outbox/events.module';
 import { IdempotencyModule } from '../idempotency/idempotency.module';
@@ -7,6 +8,7 @@ import { ProductsModule } from '../products/products.module';
 import { ExportSlots } from './application/export-slots';
 import { LogisticsService } from './application/logistics.service';
 import { OrderFacts } from './application/order-facts';
+import { OrderMetrics } from './application/order-metrics';
 import { OrderValidator } from './application/order-validator';
 import { OrdersExportService } from './application/orders-export.service';
 import { OrdersService } from './application/orders.service';
@@ -39,7 +41,16 @@ import { Order } from './order.entity';
     SandboxService,
     OrdersExportService,
     ExportSlots,
+    OrderMetrics,
   ],
   exports: [OrdersService, LogisticsService, SandboxService],
 })
-export class OrdersModule {}
+export class OrdersModule {
+  constructor() {
+    declareApiTag({
+      name: 'orders',
+      description: 'Partner API: place, read, list, update, cancel and comment on your company’s orders.',
+      rank: 10,
+    });
+  }
+}
