@@ -5,7 +5,6 @@ import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './platform/http/exception.filter';
 import { CompaniesModule } from './companies/companies.module';
-import { ENTITIES } from './entities';
 import { FoundationModule, type FoundationSettings } from './platform/foundation.module';
 import { HealthModule } from './platform/health/health.module';
 import { TokensModule } from './tokens/tokens.module';
@@ -18,51 +17,45 @@ import { WebhooksModule } from './webhooks/webhooks.module';
 import { MetricsModule } from './platform/metrics/metrics.module';
 import { SandboxModule } from './orders/sandbox.module';
 import { declareApiTag } from './platform/openapi/document-contributions';
+import { entitiesOf } from './platform/database/module-entities';
 
-/** The API's surfaces that several modules share, and those whose modules do not declare their tag yet. */
-const SURFACE_TAGS = [
-  {
-    name: 'orders',
-    description: 'Partner API: place, read, list, update, cancel and comment on your company’s orders.',
-    rank: 10,
-  },
-  {
-    name: 'logistics',
-    description: 'Logistics API: the work queue and the facts that move orders forward.',
-    rank: 40,
-  },
-  {
-    name: 'admin',
-    description: 'Admin API: companies, tokens, products, webhooks and the audit trail.',
-    rank: 50,
-  },
+/** The admin API's tag: a surface several modules share (companies, tokens, products, webhooks, audit). */
+const ADMIN_TAG = {
+  name: 'admin',
+  description: 'Admin API: companies, tokens, products, webhooks and the audit trail.',
+  rank: 50,
+};
+
+/** The service's modules: each names the entities it owns (@OwnsEntities); the DataSource maps theirs. */
+export const FEATURES = [
+  MetricsModule,
+  AuthModule,
+  HealthModule,
+  CompaniesModule,
+  TokensModule,
+  AuditModule,
+  ProductsModule,
+  OrdersModule,
+  CommentsModule,
+  LogisticsModule,
+  EventsModule,
+  WebhooksModule,
+  SandboxModule,
 ];
 
 @Module({})
 export class AppModule {
   constructor() {
-    for (const tag of SURFACE_TAGS) declareApiTag(tag);
+    declareApiTag(ADMIN_TAG);
   }
 
   static forRoot(settings: Omit<FoundationSettings, 'entities'>): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        FoundationModule.forRoot({ ...settings, entities: ENTITIES }),
+        FoundationModule.forRoot({ ...settings, entities: entitiesOf(FEATURES) }),
         ScheduleModule.forRoot(),
-        MetricsModule,
-        AuthModule,
-        HealthModule,
-        CompaniesModule,
-        TokensModule,
-        AuditModule,
-        ProductsModule,
-        OrdersModule,
-        CommentsModule,
-        LogisticsModule,
-        EventsModule,
-        WebhooksModule,
-        SandboxModule,
+        ...FEATURES,
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],
     };

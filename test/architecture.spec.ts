@@ -23,7 +23,7 @@ describe('the architecture rules (npm run lint:deps)', () => {
     expect(violations(ROOT)).toEqual([]);
   });
 
-  it('refuse a cycle, a higher floor, a sibling module, another module’s repository or entity, and a fat controller', () => {
+  it('refuse a cycle, a higher floor (a module FLOORS does not name above the features), a sibling module, another module’s repository or entity, and a fat controller', () => {
     const dir = mkdtempSync(join(tmpdir(), 'roa-architecture-'));
     try {
       copyFileSync(join(ROOT, '.dependency-cruiser.cjs'), join(dir, '.dependency-cruiser.cjs'));
@@ -41,6 +41,13 @@ describe('the architecture rules (npm run lint:deps)', () => {
         'src/webhooks/dispatch.ts':
           "import { place } from '../orders/application/place';\nexport const dispatch = place;\n",
         'src/tokens/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
+        // A folder FLOORS does not name stands above every feature and below the CLI.
+        'src/invoices/invoices.service.ts':
+          "import { place } from '../orders/application/place';\nimport { run } from '../cli/run';\nexport const invoice = [place, run];\n",
+        'src/cli/run.ts':
+          "import { invoice } from '../invoices/invoices.service';\nexport const run = () => invoice;\n",
+        'src/comments/comment.ts':
+          "import { invoice } from '../invoices/invoices.service';\nexport const comment = invoice;\n",
         'src/tokens/b.ts': "import { a } from './a';\nexport const b = () => a;\n",
       };
       for (const [file, text] of Object.entries(files)) {
@@ -55,6 +62,13 @@ describe('the architecture rules (npm run lint:deps)', () => {
           'no-foreign-entity: src/comments/comments.service.ts → src/orders/order.entity.ts',
           'controllers-stay-thin: src/orders/http/orders.controller.ts → src/orders/orders.repository.ts',
           'no-circular: src/tokens/a.ts → src/tokens/b.ts',
+          'floor-new-module: src/invoices/invoices.service.ts → src/cli/run.ts',
+          'floor-comments: src/comments/comment.ts → src/invoices/invoices.service.ts',
+        ]),
+      );
+      expect(violations(dir)).not.toEqual(
+        expect.arrayContaining([
+          'floor-new-module: src/invoices/invoices.service.ts → src/orders/application/place.ts',
         ]),
       );
     } finally {

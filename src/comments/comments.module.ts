@@ -8,7 +8,10 @@ import { CommentsController } from './comments.controller';
 import { CommentsRepository } from './comments.repository';
 import { CommentsService } from './comments.service';
 import { ORDER_COMMENTS_FIELD } from './order-view.comments';
+import { OwnsEntities } from '../platform/database/module-entities';
+import { OrderComment } from './order-comment.entity';
 
+@OwnsEntities(OrderComment)
 @Module({
   imports: [AuditModule, EventsModule, IdempotencyModule, OrdersModule],
   controllers: [CommentsController],

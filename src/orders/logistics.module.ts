@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { declareApiTag } from '../platform/openapi/document-contributions';
 import { LogisticsController } from './http/logistics.controller';
 import { OrdersModule } from './orders.module';
 
@@ -10,4 +11,12 @@ import { OrdersModule } from './orders.module';
   imports: [OrdersModule],
   controllers: [LogisticsController],
 })
-export class LogisticsModule {}
+export class LogisticsModule {
+  constructor() {
+    declareApiTag({
+      name: 'logistics',
+      description: 'Logistics API: the work queue and the facts that move orders forward.',
+      rank: 40,
+    });
+  }
+}

@@ -6,6 +6,8 @@ import { EVENT_TYPES, eventSchemaOf } from './event-catalog';
 import { EventsController } from './events.controller';
 import { EventsRepository } from './events.repository';
 import { EventsService } from './events.service';
+import { OwnsEntities } from '../platform/database/module-entities';
+import { OutboxEvent } from './outbox-event.entity';
 
 /** Any one event, told apart by its `type`: the union of the declared types, for the feed and webhooks. */
 function documentAnyEvent(document: OpenAPIObject): void {
@@ -20,6 +22,7 @@ function documentAnyEvent(document: OpenAPIObject): void {
   };
 }
 
+@OwnsEntities(OutboxEvent)
 @Module({
   controllers: [EventsController],
   providers: [EventsRepository, EventsService],

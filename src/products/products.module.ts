@@ -5,7 +5,11 @@ import { AdminProductsController } from './admin-products.controller';
 import { ProductsController } from './products.controller';
 import { ProductsRepository } from './products.repository';
 import { ProductsService } from './products.service';
+import { OwnsEntities } from '../platform/database/module-entities';
+import { ProductVariation } from './product-variation.entity';
+import { Product } from './product.entity';
 
+@OwnsEntities(Product, ProductVariation)
 @Module({
   imports: [AuditModule],
   controllers: [ProductsController, AdminProductsController],

@@ -8,7 +8,11 @@ import { WebhookDispatcher } from './webhook-dispatcher';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
+import { OwnsEntities } from '../platform/database/module-entities';
+import { WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
 
+@OwnsEntities(WebhookEndpoint, WebhookDelivery, WebhookAttempt)
 @Module({
   imports: [AuditModule, CompaniesModule, EventsModule],
   controllers: [WebhooksController],

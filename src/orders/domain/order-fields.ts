@@ -1,42 +1,26 @@
-import type { PlacementField } from '../http/dto/place-order.dto';
+import { PLACEMENT_FIELDS, type PlacementField } from '../http/dto/place-order.dto';
 import type { Order } from '../order.entity';
 
-/** The API name of each placement field and the Order property that stores it: the one mapping both ways. */
-const FIELD_PROPERTIES = {
-  first_name: 'firstName',
-  last_name: 'lastName',
-  consignee: 'consignee',
-  email: 'email',
-  phone: 'phone',
-  zip: 'zip',
-  city: 'city',
-  street: 'street',
-  house_number: 'houseNumber',
-  floor: 'floor',
-  door: 'door',
-  opening_hours: 'openingHours',
-  country: 'country',
-  product_id: 'productId',
-  product_variation_id: 'productVariationId',
-  login: 'login',
-  password: 'password',
-  order_type: 'orderType',
-  original_order_id: 'originalOrderId',
-  test: 'test',
-  note: 'note',
-  corrected_order_ID: 'correctedOrderId',
-  merchant_id: 'merchantId',
-  oms_user_id: 'omsUserId',
-  retail: 'retail',
-  dinein: 'dinein',
-  shop_number: 'shopNumber',
-  details: 'details',
-} as const satisfies Record<PlacementField, keyof Order>;
+/**
+ * The Order property that stores a placement field: the API name is the column's name (lower-cased: the
+ * contract spells one `corrected_order_ID`), the property its camelCase, as every column of the entity is named.
+ * The compiler checks that each field's property is one of Order's.
+ */
+type Property<Field extends string> = CamelCase<Lowercase<Field>>;
+type CamelCase<Name extends string> = Name extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : Name;
+
+const property = <Field extends PlacementField>(field: Field): Property<Field> =>
+  field.toLowerCase().replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase()) as Property<Field>;
 
 export type OrderFieldValues = Record<PlacementField, unknown>;
-export type StoredFields = Pick<Order, (typeof FIELD_PROPERTIES)[PlacementField]>;
+export type StoredFields = Pick<Order, Property<PlacementField>>;
 
-const entries = Object.entries(FIELD_PROPERTIES) as [PlacementField, keyof StoredFields][];
+const entries = PLACEMENT_FIELDS.map((field): [PlacementField, keyof StoredFields] => [
+  field,
+  property(field),
+]);
 
 /** The Order properties that store the placement fields, in the order of the fields. */
 export const STORED_PROPERTIES: (keyof StoredFields)[] = entries.map(([, property]) => property);

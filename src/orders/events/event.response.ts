@@ -1,6 +1,10 @@
 import type { Type } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { DeliveryErrorResponse, DetailedStatusResponse, TrackingResponse } from '../dto/order.response';
+import {
+  DeliveryErrorResponse,
+  DetailedStatusResponse,
+  TrackingResponse,
+} from '../dto/order-children.response';
 import { ORDER_STATES, ORDER_TYPES, type OrderState, type OrderType } from '../order-state';
 
 /* The `data` of each event type (CONTRACT §5, built by order-events.ts). Datetimes inside are in the order

@@ -1,28 +1,47 @@
 import { oneOf } from '../../kernel/check-constraint';
 import type { ApiFormats } from '../../platform/formats/api-formats';
-import type { DeliveryErrorResponse, DetailedStatusResponse, TrackingResponse } from '../dto/order.response';
+import type {
+  DeliveryErrorResponse,
+  DetailedStatusResponse,
+  TrackingResponse,
+} from '../dto/order-children.response';
 import type { DeliveryError, DetailedStatus, Tracking } from '../order-children.entities';
 import { orderRefSql } from '../order-rules';
-import { EDITABLE_STATES } from '../order-state';
+import { EDITABLE_STATES, ORDER_STATES, ORDER_TYPES } from '../order-state';
+import {
+  choice,
+  dateTimeText,
+  flag,
+  integer,
+  listOf,
+  nullable,
+  nullableObject,
+  type ResponseField,
+  text,
+} from './order-view.schema';
 
 /**
- * The order object of CONTRACT §4, declared once: each field with its SQL source, in the position spec §2.3
- * gives it, and whether it is a column of the CSV export. The statement that builds the order's JSON
- * (order-json.ts), the CSV columns and the field lists of the tests are derived from this table; the response
- * schema (dto/order.response.ts) lists the same fields in the same order, which the order-json e2e spec and the
- * OpenAPI contract hook check on every response. Pure: the tests import it.
+ * The order object of CONTRACT §4, declared once: each field with its SQL source, its response schema, in the
+ * position spec §2.3 gives it, and whether it is a column of the CSV export. The statement that builds the
+ * order's JSON (order-json.ts), the response schema and its TypeScript type (dto/order.response.ts), the CSV
+ * columns and the field lists of the tests are derived from this table. Pure: the tests import it.
  */
 
 /** An SQL expression of the order of row alias `o`; `at` writes a timestamptz column as the API does. */
 export type FieldSql = (o: string, at: (column: string) => string) => string;
 
-export interface OrderViewField {
-  key: string;
-  /** Where the JSON object takes the value from; a field without one is a CSV column the export computes. */
-  sql?: FieldSql;
-  /** A column of the CSV export (CONTRACT §4.10), in this position. */
-  csv?: true;
-}
+export type OrderViewField =
+  | {
+      key: string;
+      /** Where the JSON object takes the value from. */
+      sql: FieldSql;
+      /** How the response schema describes it (order-view.schema.ts). */
+      schema: ResponseField<unknown>;
+      /** A column of the CSV export (CONTRACT §4.10), in this position. */
+      csv?: true;
+    }
+  /** A CSV column the export computes, not a field of the order object. */
+  | { key: string; csv: true };
 
 /** SQL expression: a timestamptz as the API writes datetimes, YYYY-MM-DDTHH:MM in the zone `zone` names. */
 export const apiDateTimeSql = (column: string, zone: string): string =>
@@ -133,33 +152,82 @@ const dateTime =
 
 /** The order's own fields, in spec §2.3's order, then the contract's extra fields. */
 export const ORDER_VIEW = [
-  { key: 'order_id', sql: column('id'), csv: true },
-  { key: 'order_ref', sql: (o) => orderRefSql(o), csv: true },
-  { key: 'created_at', sql: dateTime('created_at'), csv: true },
-  { key: 'first_name', sql: column('first_name'), csv: true },
-  { key: 'last_name', sql: column('last_name'), csv: true },
-  { key: 'consignee', sql: column('consignee'), csv: true },
-  { key: 'email', sql: column('email'), csv: true },
-  { key: 'phone', sql: column('phone'), csv: true },
-  { key: 'zip', sql: column('zip'), csv: true },
-  { key: 'city', sql: column('city'), csv: true },
-  { key: 'street', sql: column('street'), csv: true },
-  { key: 'house_number', sql: column('house_number'), csv: true },
-  { key: 'floor', sql: column('floor'), csv: true },
-  { key: 'door', sql: column('door'), csv: true },
-  { key: 'opening_hours', sql: column('opening_hours'), csv: true },
-  { key: 'product_id', sql: column('product_id'), csv: true },
-  { key: 'product_variation_id', sql: column('product_variation_id'), csv: true },
+  { key: 'order_id', sql: column('id'), schema: integer({ example: 123 }), csv: true },
+  {
+    key: 'order_ref',
+    sql: (o) => orderRefSql(o),
+    schema: text({
+      description: 'The site, a dash and the order id padded to 7 digits.',
+      example: 'SK-0000123',
+    }),
+    csv: true,
+  },
+  {
+    key: 'created_at',
+    sql: dateTime('created_at'),
+    schema: dateTimeText({ example: '2026-11-22T07:30' }),
+    csv: true,
+  },
+  { key: 'first_name', sql: column('first_name'), schema: text({ example: 'Jana' }), csv: true },
+  { key: 'last_name', sql: column('last_name'), schema: text({ example: 'Nováková' }), csv: true },
+  { key: 'consignee', sql: column('consignee'), schema: text({ example: 'Bistro Group s.r.o.' }), csv: true },
+  { key: 'email', sql: column('email'), schema: text({ example: 'jana.novakova@example.com' }), csv: true },
+  { key: 'phone', sql: column('phone'), schema: text({ example: '+421900123456' }), csv: true },
+  { key: 'zip', sql: column('zip'), schema: text({ example: '81101' }), csv: true },
+  { key: 'city', sql: column('city'), schema: text({ example: 'Bratislava' }), csv: true },
+  { key: 'street', sql: column('street'), schema: text({ example: 'Obchodná' }), csv: true },
+  { key: 'house_number', sql: column('house_number'), schema: text({ example: '12' }), csv: true },
+  { key: 'floor', sql: column('floor'), schema: nullable(text({ example: '2' })), csv: true },
+  { key: 'door', sql: column('door'), schema: nullable(text({ example: 'B' })), csv: true },
+  {
+    key: 'opening_hours',
+    sql: column('opening_hours'),
+    schema: nullable(text({ example: 'Mo-Fr 10:00-22:00' })),
+    csv: true,
+  },
+  { key: 'product_id', sql: column('product_id'), schema: integer({ example: 2 }), csv: true },
+  {
+    key: 'product_variation_id',
+    sql: column('product_variation_id'),
+    schema: nullable(integer({ example: 4 })),
+    csv: true,
+  },
   // Stored sealed: PostgreSQL leaves them null, Node opens them and puts them in place (order-json.ts).
-  { key: 'login', sql: () => 'NULL::text', csv: true },
-  { key: 'password', sql: () => 'NULL::text', csv: true },
-  { key: 'final_completion_date', sql: dateTime('final_completion_date'), csv: true },
-  { key: 'order_type', sql: column('order_type'), csv: true },
-  { key: 'original_order_id', sql: (o) => `${o}.original_order_id::text`, csv: true },
+  {
+    key: 'login',
+    sql: () => 'NULL::text',
+    schema: text({ description: 'Device login, as submitted.', example: 'bistro-12' }),
+    csv: true,
+  },
+  {
+    key: 'password',
+    sql: () => 'NULL::text',
+    schema: text({ description: 'Device password, as submitted.', example: 'device-secret' }),
+    csv: true,
+  },
+  {
+    key: 'final_completion_date',
+    sql: dateTime('final_completion_date'),
+    schema: nullable(
+      dateTimeText({
+        description: 'Set by logistics when the order is complete; null until then.',
+        example: '2026-11-23T12:00',
+      }),
+    ),
+    csv: true,
+  },
+  { key: 'order_type', sql: column('order_type'), schema: choice(ORDER_TYPES, 'REGULAR'), csv: true },
+  {
+    key: 'original_order_id',
+    sql: (o) => `${o}.original_order_id::text`,
+    schema: nullable(text()),
+    csv: true,
+  },
   {
     key: 'trackings',
     sql: (o, at) =>
       jsonArraySql(childPairs(TRACKING_FIELDS, 't', at), 'trackings', 't', `t.order_id = ${o}.id`, 't.id'),
+    schema: listOf('TrackingResponse'),
   },
   {
     key: 'detailed_status',
@@ -167,8 +235,17 @@ export const ORDER_VIEW = [
       `(SELECT row_to_json(j) FROM detailed_statuses s CROSS JOIN LATERAL (SELECT ${jsonFieldsSql(
         childPairs(DETAILED_STATUS_FIELDS, 's', at),
       )}) j WHERE s.order_id = ${o}.id ORDER BY s.status_date DESC, s.id DESC LIMIT 1)`,
+    schema: nullableObject(
+      'DetailedStatusResponse',
+      'The latest detailed status reported (by status_date), or null.',
+    ),
   },
-  { key: 'serial_number', sql: column('serial_number'), csv: true },
+  {
+    key: 'serial_number',
+    sql: column('serial_number'),
+    schema: nullable(text({ description: 'Set by logistics; null until then.' })),
+    csv: true,
+  },
   {
     key: 'delivery_errors',
     sql: (o, at) =>
@@ -179,23 +256,39 @@ export const ORDER_VIEW = [
         `e.order_id = ${o}.id`,
         'e.id',
       ),
+    schema: listOf('DeliveryErrorResponse'),
   },
-  { key: 'merchant_id', sql: column('merchant_id'), csv: true },
-  { key: 'state', sql: column('state'), csv: true },
-  { key: 'editable', sql: (o) => oneOf(`${o}.state`, EDITABLE_STATES) },
-  { key: 'test', sql: column('test'), csv: true },
-  { key: 'country', sql: column('country') },
-  { key: 'note', sql: column('note') },
-  { key: 'details', sql: column('details') },
-  { key: 'corrected_order_ID', sql: column('corrected_order_id') },
-  { key: 'oms_user_id', sql: column('oms_user_id') },
-  { key: 'retail', sql: column('retail') },
-  { key: 'dinein', sql: column('dinein') },
-  { key: 'shop_number', sql: column('shop_number') },
+  { key: 'merchant_id', sql: column('merchant_id'), schema: text({ example: 'M-4411' }), csv: true },
+  { key: 'state', sql: column('state'), schema: choice(ORDER_STATES, 'PLACED', 'decorated'), csv: true },
+  {
+    key: 'editable',
+    sql: (o) => oneOf(`${o}.state`, EDITABLE_STATES),
+    schema: flag({
+      description: 'True while POST /order/{id}/update would accept an update (state PLACED or TEST).',
+      example: true,
+    }),
+  },
+  { key: 'test', sql: column('test'), schema: flag({ example: false }), csv: true },
+  { key: 'country', sql: column('country'), schema: nullable(text({ example: 'sk' })) },
+  { key: 'note', sql: column('note'), schema: nullable(text({ example: 'Ring twice' })) },
+  { key: 'details', sql: column('details'), schema: nullable(text({ example: 'Back entrance' })) },
+  { key: 'corrected_order_ID', sql: column('corrected_order_id'), schema: nullable(text()) },
+  { key: 'oms_user_id', sql: column('oms_user_id'), schema: nullable(integer({ example: 17 })) },
+  { key: 'retail', sql: column('retail'), schema: nullable(flag({ example: false })) },
+  { key: 'dinein', sql: column('dinein'), schema: nullable(flag({ example: false })) },
+  { key: 'shop_number', sql: column('shop_number'), schema: nullable(text({ example: 'S-22' })) },
   // The export's own columns: the tracking numbers (space-separated) and the latest delivery date.
   { key: 'tracking_numbers', csv: true },
   { key: 'delivered_at', csv: true },
-  { key: 'updated_at', sql: dateTime('updated_at'), csv: true },
+  {
+    key: 'updated_at',
+    sql: dateTime('updated_at'),
+    schema: dateTimeText({
+      description: 'Moves with every change to the order or its trackings, statuses, errors and comments.',
+      example: '2026-11-22T07:45',
+    }),
+    csv: true,
+  },
 ] as const satisfies readonly OrderViewField[];
 
 type ViewEntry = (typeof ORDER_VIEW)[number];

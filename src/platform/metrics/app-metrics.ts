@@ -36,20 +36,6 @@ export class AppMetrics implements OnModuleInit {
     registers: [this.registry],
   });
 
-  readonly ordersPlaced = new Counter({
-    name: 'orders_placed_total',
-    help: 'Orders placed (committed), by whether they are test orders',
-    labelNames: ['test'] as const,
-    registers: [this.registry],
-  });
-
-  readonly orderStateTransitions = new Counter({
-    name: 'order_state_transitions_total',
-    help: 'Orders moved from one state to another (committed)',
-    labelNames: ['from', 'to'] as const,
-    registers: [this.registry],
-  });
-
   readonly webhookAttempts = new Counter({
     name: 'webhook_attempts_total',
     help: 'Webhook delivery attempts by outcome: succeeded, retry, failed (gave up), gone (410)',
@@ -75,16 +61,11 @@ export class AppMetrics implements OnModuleInit {
     registers: [this.registry],
   });
 
-  /** Counts orders placed and moved once the transaction that wrote their events has committed. */
+  /** What the modules count of the events a transaction writes, once it has committed (whenCommitted). */
+  private readonly commitListeners: ((drafts: CommittedEvent[]) => void)[] = [];
+
   private readonly committedEvents = new CommittedEvents((drafts) => {
-    for (const draft of drafts) {
-      if (draft.type === 'order.placed') this.ordersPlaced.inc({ test: String(draft.data.test) });
-      if (draft.type === 'order.state_changed')
-        this.orderStateTransitions.inc({
-          from: String(draft.data.previous_state),
-          to: String(draft.data.state),
-        });
-    }
+    for (const listener of this.commitListeners) listener(drafts);
   });
 
   constructor(
@@ -123,6 +104,14 @@ export class AppMetrics implements OnModuleInit {
 
   onModuleInit(): void {
     this.dataSource.subscribers.push(this.committedEvents);
+  }
+
+  /**
+   * Called by a module as it is built, with what it counts of the events a transaction writes (its series on
+   * `registry`): the listener runs when (and only if) that transaction commits.
+   */
+  whenCommitted(listener: (drafts: CommittedEvent[]) => void): void {
+    this.commitListeners.push(listener);
   }
 
   /** Called with the events a transaction writes; they are counted when (and only if) it commits. */
