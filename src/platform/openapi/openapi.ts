@@ -100,7 +100,8 @@ const REPLAYABLE = /^(2..|400|404|409|412)$/;
 
 /**
  * The headers of every response: X-Request-Id on all of them (the request log runs first, CONTRACT §2); the
- * X-RateLimit-* headers on every /api/v2 response but a body refused before the rate limiter (408, 413, 415);
+ * X-RateLimit-* headers on every /api/v2 response (the body gate runs after the rate limiter, so its 408, 413
+ * and 415 carry them too);
  * Idempotent-Replayed where an Idempotency-Key repeat may replay the response.
  */
 function documentResponseHeaders(document: OpenAPIObject): void {
@@ -113,7 +114,7 @@ function documentResponseHeaders(document: OpenAPIObject): void {
         if (!response || !('description' in response)) continue;
         response.headers = {
           'X-Request-Id': REQUEST_ID_HEADER,
-          ...(path.startsWith('/api/v2/') && !['408', '413', '415'].includes(status) && RATE_HEADERS),
+          ...(path.startsWith('/api/v2/') && RATE_HEADERS),
           ...(idempotent && REPLAYABLE.test(status) && { [REPLAYED_HEADER]: REPLAYED }),
           ...response.headers,
         };
