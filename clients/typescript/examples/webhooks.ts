@@ -32,7 +32,8 @@ const server = createServer((request, response) => {
           });
           break;
         default:
-          print({ id: event.id, type: event.type, order_id: event.data.order_id });
+          // Any other type, including one a later version of the service adds (CHANGELOG: a compatible change).
+          print({ id: event.id, type: event.type });
       }
       response.writeHead(204).end();
     } catch (error) {
