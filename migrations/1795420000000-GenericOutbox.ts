@@ -1,10 +1,12 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The outbox names no order type: an event is about a subject (a type and an id: `order` and the order's id),
- * and the event types are the ones the publishing modules declare, so a new one needs no migration. The
- * events of an order are no longer deleted with it by a foreign key; orders are never deleted but with their
- * company, whose events go with it (events_company_id_fkey).
+ * The outbox names no order type: an event is about a subject (`subject_type`, and its id in the column that
+ * keeps its first name, `order_id`), and the event types are the ones the publishing modules declare, so a new one
+ * needs no migration. Additive, so that instances of the previous version keep writing events while it runs
+ * (CONTRACT §9): they insert no subject type and get the default, `order`. The events of an order are no longer
+ * deleted with it by a foreign key; orders are never deleted but with their company, whose events go with it
+ * (events_company_id_fkey).
  */
 export class GenericOutbox1795420000000 implements MigrationInterface {
   name = 'GenericOutbox1795420000000';
@@ -12,19 +14,14 @@ export class GenericOutbox1795420000000 implements MigrationInterface {
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "events" DROP CONSTRAINT "events_order_id_fkey"`);
     await queryRunner.query(`ALTER TABLE "events" DROP CONSTRAINT "events_type_known"`);
-    await queryRunner.query(`ALTER TABLE "events" RENAME COLUMN "order_id" TO "subject_id"`);
-    await queryRunner.query(`ALTER TABLE "events" ALTER COLUMN "subject_id" TYPE bigint`);
     await queryRunner.query(
       `ALTER TABLE "events" ADD "subject_type" character varying(32) NOT NULL DEFAULT 'order'`,
     );
-    await queryRunner.query(`ALTER TABLE "events" ALTER COLUMN "subject_type" DROP DEFAULT`);
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`DELETE FROM "events" WHERE "subject_type" <> 'order'`);
     await queryRunner.query(`ALTER TABLE "events" DROP COLUMN "subject_type"`);
-    await queryRunner.query(`ALTER TABLE "events" ALTER COLUMN "subject_id" TYPE integer`);
-    await queryRunner.query(`ALTER TABLE "events" RENAME COLUMN "subject_id" TO "order_id"`);
     await queryRunner.query(
       `ALTER TABLE "events" ADD CONSTRAINT "events_type_known" CHECK (type IN ('order.placed', 'order.updated', 'order.comment', 'order.state_changed', 'order.tracking', 'order.detailed_status', 'order.delivery_error'))`,
     );

@@ -43,7 +43,7 @@ describe('the partner sandbox: POST /order/{id}/simulate (CONTRACT §4.9)', () =
   const eventsOf = async (id: number) =>
     (
       await service.db.query(
-        `SELECT type, data FROM events WHERE subject_type = 'order' AND subject_id = $1 ORDER BY id`,
+        `SELECT type, data FROM events WHERE subject_type = 'order' AND order_id = $1 ORDER BY id`,
         [id],
       )
     ).rows.map((row: { type: string; data: { state: string } }) => [row.type, row.data.state]);

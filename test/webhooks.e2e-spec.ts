@@ -399,10 +399,28 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
     const feed = await feedOf(partner, 2);
     expect(feed.map((event) => event.type)).toEqual(['order.placed', 'order.comment']);
     const stored = await service.db.query(
-      `SELECT type FROM events WHERE subject_type = 'order' AND subject_id = $1 ORDER BY id`,
+      `SELECT type FROM events WHERE subject_type = 'order' AND order_id = $1 ORDER BY id`,
       [id],
     );
     expect(stored.rows).toEqual([{ type: 'order.placed' }, { type: 'order.comment' }]);
+  });
+
+  it('takes an event written as the version before the generic outbox writes it, so its instances keep serving during the migration', async () => {
+    const partner = await fixtures.partner();
+    const id = await place(partner);
+    const [placed] = await feedOf(partner, 1);
+    const { order_id, order_ref, state } = placed.data as Record<string, unknown>;
+    await service.db.query(
+      `INSERT INTO events (company_id, order_id, type, data, transaction_id)
+       VALUES ($1, $2, 'order.updated', $3, pg_current_xact_id()::text::bigint)`,
+      [partner.companyId, id, JSON.stringify({ order_id, order_ref, state, changed_fields: ['city'] })],
+    );
+    const feed = await feedOf(partner, 2);
+    expect(feed.map((event) => event.type)).toEqual(['order.placed', 'order.updated']);
+    const stored = await service.db.query(`SELECT subject_type FROM events WHERE order_id = $1 ORDER BY id`, [
+      id,
+    ]);
+    expect(stored.rows).toEqual([{ subject_type: 'order' }, { subject_type: 'order' }]);
   });
 
   it('places an order whole or not at all: a delivery that cannot be written leaves no order, audit row or event', async () => {
@@ -437,7 +455,7 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
     const stored = await service.db.query<{ data: string; audit: string }>(
       `SELECT e.data::text AS data,
               (SELECT target_id FROM audit_events a WHERE a.action = 'order.placed' AND a.target_id = $2) AS audit
-       FROM events e WHERE e.subject_type = 'order' AND e.subject_id = $1`,
+       FROM events e WHERE e.subject_type = 'order' AND e.order_id = $1`,
       [id, String(id)],
     );
     const ref = `${partner.site}-${String(id).padStart(7, '0')}`;

@@ -34,8 +34,8 @@ export class EventsRepository {
     if (drafts.length === 0) return;
     await manager.query(
       `WITH inserted AS (
-         INSERT INTO events (company_id, subject_type, subject_id, type, data, transaction_id)
-         SELECT $1::integer, draft.subject_type, $2::bigint, draft.type, draft.data, pg_current_xact_id()::text::bigint
+         INSERT INTO events (company_id, subject_type, order_id, type, data, transaction_id)
+         SELECT $1::integer, draft.subject_type, $2::integer, draft.type, draft.data, pg_current_xact_id()::text::bigint
          FROM unnest($3::varchar[], $4::varchar[], $5::json[]) WITH ORDINALITY AS draft(subject_type, type, data, position)
          ORDER BY draft.position
          RETURNING id

@@ -18,11 +18,16 @@ export class OutboxEvent {
   companyId!: number;
 
   /** What the event is about: `order` and the order's id, say. */
-  @Column({ name: 'subject_type', type: 'varchar', length: 32 })
+  @Column({ name: 'subject_type', type: 'varchar', length: 32, default: 'order' })
   subjectType!: string;
 
-  @Column({ name: 'subject_id', type: 'bigint' })
-  subjectId!: string;
+  /**
+   * The subject's id. The column keeps its first name, `order_id`, and `subject_type` its default, so that
+   * instances of the version before the generic outbox keep writing events while its migration runs and until
+   * they are replaced (CONTRACT §9); renaming it is a change for two releases.
+   */
+  @Column({ name: 'order_id', type: 'integer' })
+  subjectId!: number;
 
   @Column({ type: 'varchar', length: 32 })
   type!: DeclaredEventType;

@@ -24,7 +24,7 @@ export interface AppendedEvents {
  */
 export function appendEventsSql(source: string, events: AppendedEvents): string {
   if (!/^[a-z_]+$/.test(events.subjectType)) throw new Error(`Not a subject type: ${events.subjectType}`);
-  return `INSERT INTO events (company_id, subject_type, subject_id, type, data, transaction_id)
+  return `INSERT INTO events (company_id, subject_type, order_id, type, data, transaction_id)
          SELECT ${events.companyId}, '${events.subjectType}', ${events.subjectId}, ${events.type}, ${events.data},
            pg_current_xact_id()::text::bigint
          FROM ${source}
