@@ -89,13 +89,12 @@ export class RequestBodyInterceptor implements NestInterceptor {
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
-    return from(this.read(http.getRequest<Request>(), http.getResponse<Response>())).pipe(
-      switchMap(() => next.handle()),
-    );
+    const request = http.getRequest<Request>();
+    if (!carriesBody(request)) return next.handle();
+    return from(this.read(request, http.getResponse<Response>())).pipe(switchMap(() => next.handle()));
   }
 
   private read(request: Request, response: Response): Promise<void> {
-    if (!carriesBody(request)) return Promise.resolve();
     if (unsupportedMedia(request)) return Promise.reject(new DomainError('UNSUPPORTED_MEDIA_TYPE'));
     return new Promise((resolve, reject) => {
       let settled = false;
