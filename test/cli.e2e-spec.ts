@@ -103,6 +103,9 @@ describe('the CLI', () => {
       last_used_at: null,
       expires_at: null,
       revoked_at: null,
+      read_only: false,
+      rolled_at: null,
+      previous_expires_at: null,
       token,
     });
     expect(result.stderr).not.toContain(token);

@@ -29,6 +29,9 @@ interface TokenView {
   last_used_at: string | null;
   expires_at: string | null;
   revoked_at: string | null;
+  read_only: boolean;
+  rolled_at: string | null;
+  previous_expires_at: string | null;
 }
 
 interface IssuedToken extends TokenView {
@@ -289,6 +292,9 @@ describe('identity: tokens, roles, the admin API and the audit trail', () => {
         last_used_at: null,
         expires_at: null,
         revoked_at: null,
+        read_only: false,
+        rolled_at: null,
+        previous_expires_at: null,
         token,
       });
       const stored = await service.db.query('SELECT * FROM api_tokens WHERE id = $1', [response.body.id]);

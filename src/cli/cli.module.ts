@@ -6,6 +6,7 @@ import { TokensModule } from '../tokens/tokens.module';
 import { CompaniesCreateCommand } from './commands/companies-create.command';
 import { TokensCreateCommand } from './commands/tokens-create.command';
 import { TokensRevokeCommand } from './commands/tokens-revoke.command';
+import { TokensRollCommand } from './commands/tokens-roll.command';
 import { ProductsImportCommand } from './commands/products-import.command';
 import { ProductsModule } from '../products/products.module';
 
@@ -22,7 +23,13 @@ export class CliModule {
         TokensModule,
         ProductsModule,
       ],
-      providers: [CompaniesCreateCommand, TokensCreateCommand, TokensRevokeCommand, ProductsImportCommand],
+      providers: [
+        CompaniesCreateCommand,
+        TokensCreateCommand,
+        TokensRevokeCommand,
+        TokensRollCommand,
+        ProductsImportCommand,
+      ],
     };
   }
 }

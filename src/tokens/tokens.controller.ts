@@ -9,6 +9,7 @@ import { ApiErrorResponses, ApiPageResponse } from '../platform/openapi/openapi.
 import { type Page, pageWindow } from '../kernel/pagination';
 import { CreateTokenDto } from './dto/create-token.dto';
 import { ListTokensQuery } from './dto/list-tokens.query';
+import { RollTokenDto } from './dto/roll-token.dto';
 import { IssuedTokenResponse, TokenResponse, toTokenResponse } from './dto/token.response';
 import { TokenNotFoundError } from './tokens.errors';
 import { TokensService } from './tokens.service';
@@ -34,7 +35,28 @@ export class TokensController {
       userName: body.user_name,
       companyId: body.company_id,
       expiresAt,
+      readOnly: body.read_only ?? false,
     });
+    return { ...toTokenResponse(record, this.formats), token };
+  }
+
+  /**
+   * Gives a token a new secret, shown in this response only. The secret it replaces keeps working until
+   * `previous_expires_at` (default 24 hours, at most 7 days ahead), then gets 401; the token keeps its id, role,
+   * company, user name, read-only flag and expiry. Revoking the token ends both secrets.
+   */
+  @Post(':id/roll')
+  @ApiOperation({ operationId: 'rollToken', summary: 'Roll a token (a new secret, the old one for a while)' })
+  @ApiErrorResponses(400, 401, 403, 404, 409, 413, 429)
+  async roll(
+    @CurrentActor() actor: Actor,
+    @Param('id', idParam(() => new TokenNotFoundError())) id: number,
+    @Body() body: RollTokenDto,
+  ): Promise<IssuedTokenResponse> {
+    const previousExpiresAt = body.previous_expires_at
+      ? this.formats.parseDateTime(body.previous_expires_at)
+      : null;
+    const { token, record } = await this.tokens.roll(actor, id, previousExpiresAt);
     return { ...toTokenResponse(record, this.formats), token };
   }
 

@@ -3,13 +3,23 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { ApiToken } from './api-token.entity';
 
-/** PostgreSQL channel on which a revocation names the revoked token's hash (base64). */
+/**
+ * PostgreSQL channel on which a revocation or a roll names each secret hash (base64) whose cached lookup is no
+ * longer true.
+ */
 export const TOKEN_REVOKED_CHANNEL = 'api_token_revoked';
 
 export type NewToken = Pick<
   ApiToken,
-  'tokenHash' | 'prefix' | 'role' | 'userName' | 'companyId' | 'expiresAt'
+  'tokenHash' | 'prefix' | 'role' | 'userName' | 'companyId' | 'expiresAt' | 'readOnly'
 >;
+
+/** A roll's new secret, and until when the one it replaces stays valid. */
+export interface RolledSecret {
+  tokenHash: Buffer;
+  prefix: string;
+  previousExpiresAt: Date;
+}
 
 @Injectable()
 export class TokensRepository {
@@ -19,9 +29,12 @@ export class TokensRepository {
     return manager.save(manager.create(ApiToken, values));
   }
 
-  /** The per-request lookup: one equality match on a unique index. */
+  /**
+   * The per-request lookup: the token whose current or previous secret has this hash, one equality match on
+   * each of two unique indexes.
+   */
   findByHash(hash: Buffer): Promise<ApiToken | null> {
-    return this.dataSource.manager.findOneBy(ApiToken, { tokenHash: hash });
+    return this.dataSource.manager.findOneBy(ApiToken, [{ tokenHash: hash }, { previousTokenHash: hash }]);
   }
 
   /** Locks the row so a revocation and anything else on the same token are ordered. */
@@ -29,13 +42,36 @@ export class TokensRepository {
     return manager.findOne(ApiToken, { where: { id }, lock: { mode: 'pessimistic_write' } });
   }
 
-  /** Marks the token revoked and tells every instance (on commit) to forget its cached lookup. */
+  /** Marks the token revoked and tells every instance (on commit) to forget the cached lookups of its secrets. */
   async markRevoked(manager: EntityManager, token: ApiToken): Promise<void> {
     await manager.update(ApiToken, { id: token.id }, { revokedAt: () => 'now()' });
-    await manager.query('SELECT pg_notify($1, $2)', [
-      TOKEN_REVOKED_CHANNEL,
-      token.tokenHash.toString('base64'),
-    ]);
+    await this.announce(manager, [token.tokenHash, token.previousTokenHash]);
+  }
+
+  /**
+   * Gives the token a new secret; the current one becomes the previous one, and the one before it (if any) is
+   * dropped. Every instance forgets the cached lookups of both (on commit).
+   */
+  async markRolled(manager: EntityManager, token: ApiToken, secret: RolledSecret): Promise<void> {
+    await manager.update(
+      ApiToken,
+      { id: token.id },
+      {
+        tokenHash: secret.tokenHash,
+        prefix: secret.prefix,
+        previousTokenHash: token.tokenHash,
+        previousExpiresAt: secret.previousExpiresAt,
+        rolledAt: () => 'now()',
+      },
+    );
+    await this.announce(manager, [token.tokenHash, token.previousTokenHash]);
+  }
+
+  private async announce(manager: EntityManager, hashes: (Buffer | null)[]): Promise<void> {
+    for (const hash of hashes) {
+      if (hash)
+        await manager.query('SELECT pg_notify($1, $2)', [TOKEN_REVOKED_CHANNEL, hash.toString('base64')]);
+    }
   }
 
   list(filter: { companyId?: number }, offset: number, limit: number): Promise<ApiToken[]> {

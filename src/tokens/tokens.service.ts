@@ -8,7 +8,7 @@ import { Notifications } from '../platform/database/notifications';
 import { ServiceLogger } from '../platform/logging/loggers';
 import type { ApiToken } from './api-token.entity';
 import { hashSecret, issueSecret, looksLikeToken } from './token-secret';
-import { TokenNotFoundError } from './tokens.errors';
+import { TokenNotFoundError, TokenNotRollableError } from './tokens.errors';
 import { TOKEN_REVOKED_CHANNEL, TokensRepository } from './tokens.repository';
 import { UnitOfWork } from '../platform/database/unit-of-work';
 
@@ -22,12 +22,18 @@ export const TOKEN_CACHE_MS = 5_000;
 const TOKEN_CACHE_MAX_ENTRIES = 10_000;
 /** last_used_at is precise to this much, so that using a token is not a database write per request. */
 const LAST_USED_PRECISION_MS = 60_000;
+/** How long a rolled token's previous secret stays valid when the roll names no time: a day to deploy the new one. */
+export const DEFAULT_ROLL_OVERLAP_MS = 24 * 60 * 60 * 1000;
+/** The longest a previous secret may stay valid after a roll. */
+export const MAX_ROLL_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface IssueTokenInput {
   role: Role;
   userName: string;
   companyId?: number | null;
   expiresAt?: Date | null;
+  /** Partner tokens only: every write is refused. */
+  readOnly?: boolean;
 }
 
 @Injectable()
@@ -66,6 +72,9 @@ export class TokensService implements OnModuleInit {
         `${article} ${input.role} token belongs to no company: leave company_id out.`,
       );
     }
+    if (input.readOnly && input.role !== 'partner') {
+      throw fieldError('read_only', 'Only a partner token can be read-only.');
+    }
     if (input.expiresAt && input.expiresAt.getTime() <= Date.now()) {
       throw fieldError('expires_at', 'The expiry must be in the future.');
     }
@@ -81,10 +90,12 @@ export class TokensService implements OnModuleInit {
         userName: input.userName,
         companyId,
         expiresAt: input.expiresAt ?? null,
+        readOnly: input.readOnly ?? false,
       });
       const changedFields = ['role', 'user_name'];
       if (companyId !== null) changedFields.push('company_id');
       if (input.expiresAt) changedFields.push('expires_at');
+      if (input.readOnly) changedFields.push('read_only');
       await this.audit.record(manager, actor, {
         action: 'token.issued',
         targetType: 'token',
@@ -112,22 +123,85 @@ export class TokensService implements OnModuleInit {
       });
       return (await this.tokens.findForUpdate(manager, id))!;
     });
-    this.cache.delete(token.tokenHash.toString('base64'));
+    this.forget(token);
     return token;
+  }
+
+  /** This instance forgets the token's cached lookups at once, without waiting for its own notification. */
+  private forget(token: ApiToken): void {
+    for (const hash of [token.tokenHash, token.previousTokenHash]) {
+      if (hash) this.cache.delete(hash.toString('base64'));
+    }
+  }
+
+  /**
+   * Gives a token a new secret (returned: the only time it exists outside the caller's hands). The secret it
+   * replaces stays valid until `previousExpiresAt` (default: 24 hours; a time not after now ends it at once; at
+   * most 7 days ahead); the one before that, if a former roll left one, ends now. Everything else about the token
+   * (role, company, user name, read-only, expiry) stays.
+   */
+  async roll(
+    actor: Actor,
+    id: number,
+    previousExpiresAt?: Date | null,
+  ): Promise<{ token: string; record: ApiToken }> {
+    const now = Date.now();
+    const until = previousExpiresAt ?? new Date(now + DEFAULT_ROLL_OVERLAP_MS);
+    if (until.getTime() > now + MAX_ROLL_OVERLAP_MS) {
+      throw fieldError('previous_expires_at', 'The previous secret can stay valid at most 7 days from now.');
+    }
+    const secret = issueSecret();
+    const rolled = await this.unitOfWork.transaction(async (manager) => {
+      const found = await this.tokens.findForUpdate(manager, id);
+      if (!found) throw new TokenNotFoundError();
+      if (found.revokedAt) throw new TokenNotRollableError('been revoked');
+      if (found.expiresAt && found.expiresAt.getTime() <= Date.now())
+        throw new TokenNotRollableError('expired');
+      await this.tokens.markRolled(manager, found, {
+        tokenHash: secret.hash,
+        prefix: secret.prefix,
+        previousExpiresAt: new Date(Math.max(until.getTime(), Date.now())),
+      });
+      await this.audit.record(manager, actor, {
+        action: 'token.rolled',
+        targetType: 'token',
+        targetId: id,
+        companyId: found.companyId,
+        changedFields: ['prefix', 'previous_expires_at', 'rolled_at'],
+      });
+      return { found, record: (await this.tokens.findForUpdate(manager, id))! };
+    });
+    this.forget(rolled.found);
+    return { token: secret.token, record: rolled.record };
   }
 
   list(filter: { companyId?: number }, offset: number, limit: number): Promise<ApiToken[]> {
     return this.tokens.list(filter, offset, limit);
   }
 
-  /** The principal a bearer token stands for, or null when it is unknown, revoked or expired. */
+  /**
+   * The principal a bearer token stands for, or null when it is unknown, revoked or expired, or is the previous
+   * secret of a rolled token whose overlap has ended.
+   */
   async authenticate(secret: string): Promise<Principal | null> {
     if (!looksLikeToken(secret)) return null;
-    const token = await this.lookUp(hashSecret(secret));
-    if (!token || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= Date.now()))
+    const hash = hashSecret(secret);
+    const token = await this.lookUp(hash);
+    const now = Date.now();
+    if (!token || token.revokedAt || (token.expiresAt && token.expiresAt.getTime() <= now)) return null;
+    if (
+      !token.tokenHash.equals(hash) &&
+      !(token.previousExpiresAt && token.previousExpiresAt.getTime() > now)
+    )
       return null;
     this.noteUse(token.id);
-    return { tokenId: token.id, role: token.role, userName: token.userName, companyId: token.companyId };
+    return {
+      tokenId: token.id,
+      role: token.role,
+      userName: token.userName,
+      companyId: token.companyId,
+      readOnly: token.readOnly,
+    };
   }
 
   private async lookUp(hash: Buffer): Promise<ApiToken | null> {

@@ -11,6 +11,7 @@ interface TokensCreateOptions {
   userName?: string;
   companyId?: string;
   expiresAt?: string;
+  readOnly?: boolean;
 }
 
 @Command({ name: 'tokens:create', description: 'Issue an API token; prints it once.' })
@@ -28,12 +29,14 @@ export class TokensCreateCommand extends CommandRunner {
       user_name: options.userName,
       company_id: options.companyId,
       expires_at: options.expiresAt,
+      read_only: options.readOnly,
     });
     const { token, record } = await this.tokens.issue(cliActor(), {
       role: input.role,
       userName: input.user_name,
       companyId: input.company_id,
       expiresAt: input.expires_at ? this.formats.parseDateTime(input.expires_at) : null,
+      readOnly: input.read_only ?? false,
     });
     printResult({ ...toTokenResponse(record, this.formats), token });
   }
@@ -59,5 +62,13 @@ export class TokensCreateCommand extends CommandRunner {
   })
   parseExpiresAt(value: string): string {
     return value;
+  }
+
+  @Option({
+    flags: '--read-only',
+    description: 'A partner token that reads but never writes (every write: 403)',
+  })
+  parseReadOnly(): boolean {
+    return true;
   }
 }

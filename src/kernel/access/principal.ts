@@ -8,4 +8,6 @@ export interface Principal {
   userName: string;
   /** Set for partner tokens (and only for them): every partner query is scoped by it. */
   companyId: number | null;
+  /** A read-only token may call only the routes that change nothing (GET, HEAD): the access guard refuses the rest. */
+  readOnly: boolean;
 }

@@ -44,7 +44,10 @@ const ERRORS: Record<number, { description: string; example: object; schema?: Ty
     description: 'Missing, unknown, revoked or expired token.',
     example: { message: 'Unauthenticated.' },
   },
-  403: { description: "The token's role may not call this route.", example: { message: 'Forbidden.' } },
+  403: {
+    description: "The token's role may not call this route, or a read-only token attempted a write.",
+    example: { message: 'Forbidden.' },
+  },
   404: {
     description: "Not found (another company's object looks exactly the same).",
     example: { message: 'Not found.' },

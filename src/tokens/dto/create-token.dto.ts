@@ -1,11 +1,11 @@
 import { Transform } from 'class-transformer';
-import { IsDefined, IsIn, IsOptional } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsOptional } from 'class-validator';
 import { RequiredText } from '../../kernel/required-text.validator';
 import { IsApiDateTime } from '../../kernel/api-datetime.validator';
 import { ROLES, type Role } from '../../kernel/access/principal';
 import { DbInteger } from '../../kernel/db-integer.validator';
-import { toInteger } from '../../kernel/transforms';
-import { ApiIntegerInput } from '../../kernel/openapi.formats';
+import { toBoolean, toInteger } from '../../kernel/transforms';
+import { ApiBooleanInput, ApiIntegerInput } from '../../kernel/openapi.formats';
 
 export class CreateTokenDto {
   /** partner: the partner API of one company; admin: the admin API; logistics: the logistics API. */
@@ -34,4 +34,16 @@ export class CreateTokenDto {
   @IsOptional()
   @IsApiDateTime()
   expires_at?: string | null;
+
+  /**
+   * A read-only partner token (like Stripe's restricted keys): it lists, reads and exports orders, lists
+   * products and follows the events feed, and every write it attempts is refused with 403, idempotent
+   * replays and the sandbox included. Partner tokens only; default false.
+   * @example true
+   */
+  @IsOptional()
+  @ApiBooleanInput({ nullable: true })
+  @IsBoolean({ message: 'The read only field must be true or false.' })
+  @Transform(toBoolean)
+  read_only?: boolean | null;
 }

@@ -27,9 +27,20 @@ export class TokenResponse {
   /** Null while usable. @example "2026-12-01T10:00" */
   @ApiDateTime()
   revoked_at!: string | null;
+  /** A read-only partner token: every write it attempts is refused with 403. @example false */
+  read_only!: boolean;
+  /** When the token last got a new secret; null: never rolled. @example "2026-11-25T09:00" */
+  @ApiDateTime()
+  rolled_at!: string | null;
+  /**
+   * Until when the secret the last roll replaced works (the prefix shown is the new secret's); null: never
+   * rolled. @example "2026-11-26T09:00"
+   */
+  @ApiDateTime()
+  previous_expires_at!: string | null;
 }
 
-/** The response to issuing a token: the only time the secret is shown. */
+/** The response to issuing or rolling a token: the only time the (new) secret is shown. */
 export class IssuedTokenResponse extends TokenResponse {
   /** The bearer token. Store it now: it cannot be shown again. @example "roa_Xk3vQ9aB7dLr0fPz3m6yT1uHw8sE2cJn5qVb4gKi9oA" */
   token!: string;
@@ -46,5 +57,8 @@ export function toTokenResponse(token: ApiToken, formats: ApiFormats): TokenResp
     last_used_at: formats.dateTime(token.lastUsedAt),
     expires_at: formats.dateTime(token.expiresAt),
     revoked_at: formats.dateTime(token.revokedAt),
+    read_only: token.readOnly,
+    rolled_at: formats.dateTime(token.rolledAt),
+    previous_expires_at: formats.dateTime(token.previousExpiresAt),
   };
 }
