@@ -308,6 +308,19 @@ describe('the generated TypeScript client', () => {
         .revoked_at,
     ).not.toBeNull();
     await ok(admin.GET('/api/v2/admin/audit-events', { params: { query: { company_id: companyId } } }));
+    const reader = await ok(
+      admin.POST('/api/v2/admin/tokens', {
+        body: { role: 'partner', user_name: unique('reader'), company_id: companyId, read_only: 'true' },
+      }),
+    );
+    const rolled = await ok(
+      admin.POST('/api/v2/admin/tokens/{id}/roll', {
+        params: { path: { id: reader.data.id } },
+        body: { previous_expires_at: '2020-01-01' },
+      }),
+    );
+    expect(rolled.data).toMatchObject({ id: reader.data.id, read_only: true, rolled_at: expect.any(String) });
+    expect(rolled.data.token).not.toBe(reader.data.token);
 
     const renamed = await ok(
       admin.PATCH('/api/v2/admin/products/{id}', {
