@@ -97,6 +97,9 @@ export interface Token {
   last_used_at: string | null;
   expires_at: string | null;
   revoked_at: string | null;
+  read_only: boolean;
+  rolled_at: string | null;
+  previous_expires_at: string | null;
 }
 
 export interface IssuedToken extends Token {

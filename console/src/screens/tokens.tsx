@@ -3,8 +3,9 @@ import { call, type IssuedToken, type Page, query, type Token } from '../api';
 import { ActionForm, ConfirmButton, Field, PagedTable, SecretOnce, usePaged, useTitle, when } from '../ui';
 
 /**
- * A company's partner tokens: issue one (its secret shown once), revoke one after a confirmation. The screen is
- * mounted anew for each company (main.tsx), so nothing of one company's shows under another's.
+ * A company's partner tokens: issue one, read-only or not (its secret shown once), roll one (the new secret shown
+ * once, with the time the old one stops working), revoke one after a confirmation. The screen is mounted anew for
+ * each company (main.tsx), so nothing of one company's shows under another's.
  */
 export function Tokens({ companyId }: { companyId: number }) {
   const paged = usePaged(
@@ -13,7 +14,8 @@ export function Tokens({ companyId }: { companyId: number }) {
   );
   const [userName, setUserName] = useState('');
   const [expiresAt, setExpiresAt] = useState('');
-  const [issued, setIssued] = useState<IssuedToken | null>(null);
+  const [readOnly, setReadOnly] = useState(false);
+  const [issued, setIssued] = useState<{ token: IssuedToken; rolled: boolean } | null>(null);
   useTitle(`Tokens of company ${companyId}`);
   return (
     <main>
@@ -23,8 +25,12 @@ export function Tokens({ companyId }: { companyId: number }) {
       <h1>Tokens of company {companyId}</h1>
       {issued ? (
         <SecretOnce
-          title={`Token ${issued.id} for ${issued.user_name} of company ${issued.company_id}`}
-          secret={issued.token}
+          title={
+            issued.rolled
+              ? `New secret of token ${issued.token.id} for ${issued.token.user_name}: the old one works until ${when(issued.token.previous_expires_at)}`
+              : `Token ${issued.token.id} for ${issued.token.user_name} of company ${issued.token.company_id}${issued.token.read_only ? ' (read-only)' : ''}`
+          }
+          secret={issued.token.token}
           onDone={() => setIssued(null)}
         />
       ) : (
@@ -32,16 +38,17 @@ export function Tokens({ companyId }: { companyId: number }) {
           label="Issue a partner token"
           submit="Issue token"
           action={async () => {
-            setIssued(
-              await call<IssuedToken>('POST', '/tokens', {
-                role: 'partner',
-                user_name: userName,
-                company_id: companyId,
-                ...(expiresAt ? { expires_at: expiresAt } : {}),
-              }),
-            );
+            const token = await call<IssuedToken>('POST', '/tokens', {
+              role: 'partner',
+              user_name: userName,
+              company_id: companyId,
+              ...(expiresAt ? { expires_at: expiresAt } : {}),
+              ...(readOnly ? { read_only: true } : {}),
+            });
+            setIssued({ token, rolled: false });
             setUserName('');
             setExpiresAt('');
+            setReadOnly(false);
             paged.reload();
           }}
         >
@@ -62,6 +69,16 @@ export function Tokens({ companyId }: { companyId: number }) {
               hint="YYYY-MM-DDTHH:MM in the service's time zone; empty: never."
             />
           </div>
+          <div class="field">
+            <label>
+              <input
+                type="checkbox"
+                checked={readOnly}
+                onChange={(event) => setReadOnly(event.currentTarget.checked)}
+              />{' '}
+              Read-only: it lists, reads and exports orders and follows the feed; every write is refused
+            </label>
+          </div>
         </ActionForm>
       )}
       <PagedTable
@@ -73,10 +90,12 @@ export function Tokens({ companyId }: { companyId: number }) {
             <th scope="col">Id</th>
             <th scope="col">Prefix</th>
             <th scope="col">User</th>
+            <th scope="col">Access</th>
             <th scope="col">Created</th>
             <th scope="col">Last used</th>
             <th scope="col">Expires</th>
             <th scope="col">Revoked</th>
+            <th scope="col">Rolled</th>
             <th scope="col">Action</th>
           </tr>
         }
@@ -87,23 +106,43 @@ export function Tokens({ companyId }: { companyId: number }) {
               <code>{token.prefix}</code>
             </td>
             <td>{token.user_name}</td>
+            <td>{token.read_only ? 'Read-only' : 'Read and write'}</td>
             <td>{when(token.created_at)}</td>
             <td>{when(token.last_used_at)}</td>
             <td>{when(token.expires_at)}</td>
             <td>{when(token.revoked_at)}</td>
             <td>
+              {token.rolled_at
+                ? `${when(token.rolled_at)}; old secret until ${when(token.previous_expires_at)}`
+                : '—'}
+            </td>
+            <td>
               {token.revoked_at ? (
                 'Revoked'
               ) : (
-                <ConfirmButton
-                  label={`Revoke token ${token.id}`}
-                  question={`Revoke token ${token.id} of ${token.user_name}? It stops working at once.`}
-                  confirm="Yes, revoke"
-                  action={async () => {
-                    await call('DELETE', `/tokens/${token.id}`);
-                    paged.reload();
-                  }}
-                />
+                <div class="actions">
+                  <ConfirmButton
+                    label={`Roll token ${token.id}`}
+                    question={`Give token ${token.id} of ${token.user_name} a new secret? The old one keeps working for 24 hours.`}
+                    confirm="Yes, roll"
+                    action={async () => {
+                      setIssued({
+                        token: await call<IssuedToken>('POST', `/tokens/${token.id}/roll`, {}),
+                        rolled: true,
+                      });
+                      paged.reload();
+                    }}
+                  />
+                  <ConfirmButton
+                    label={`Revoke token ${token.id}`}
+                    question={`Revoke token ${token.id} of ${token.user_name}? It stops working at once.`}
+                    confirm="Yes, revoke"
+                    action={async () => {
+                      await call('DELETE', `/tokens/${token.id}`);
+                      paged.reload();
+                    }}
+                  />
+                </div>
               )}
             </td>
           </tr>
