@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { type ProcessResult, runNode } from './run-node';
-import { createTestDatabase, TEST_DEVICE_CREDENTIALS_KEY } from './test-database';
+import { createTestDatabase, directUrlOf, TEST_DEVICE_CREDENTIALS_KEY } from './test-database';
 
 const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
 /** Generous: a first start runs initdb, migrations and the demo seed, on machines shared with other work. */
@@ -51,6 +51,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   const databaseUrl = options.embeddedDatabase
     ? undefined
     : (options.env?.DATABASE_URL ?? (await createTestDatabase()));
+  const directUrl = databaseUrl === undefined ? undefined : directUrlOf(databaseUrl);
   const main = options.checkout ? join(options.checkout, 'dist', 'main.js') : MAIN;
   const [command, args] = options.npmScript
     ? ['npm', ['run', options.npmScript]]
@@ -64,6 +65,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       METRICS_PORT: '0',
       LOG_LEVEL: 'info',
       ...(options.embeddedDatabase ? {} : { DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY }),
+      ...(directUrl ? { DATABASE_DIRECT_URL: directUrl } : {}),
       ...options.env,
       DATABASE_URL: databaseUrl,
     },
