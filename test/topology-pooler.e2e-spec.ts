@@ -1,4 +1,5 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -224,7 +225,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
       await primary.query(
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = 'orders' AND pid <> pg_backend_pid()",
       );
-      const refused = await runNode(MAIN, [], { ...pooledEnv(), PORT: String(EXTRA_PORT) });
+      // A service that starts anyway is stopped after 30 s, and the test fails on its exit code.
+      const child = spawn(process.execPath, [MAIN], {
+        env: { PATH: process.env.PATH, ...pooledEnv(), PORT: String(EXTRA_PORT) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const stopper = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const [code] = (await once(child, 'exit')) as [number | null];
+      clearTimeout(stopper);
+      const refused = { code, stderr };
       expect(refused.code).toBe(1);
       const lines = refused.stderr.trim().split('\n');
       expect(lines).toHaveLength(1);
