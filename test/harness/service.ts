@@ -131,10 +131,16 @@ export function startServiceExpectingFailure(
   env: Record<string, string>,
   cwd?: string,
 ): Promise<ProcessResult> {
+  const directUrl = env.DATABASE_URL === undefined ? undefined : directUrlOf(env.DATABASE_URL);
   return runNode(
     MAIN,
     [],
-    { DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY, METRICS_PORT: '0', ...env },
+    {
+      DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
+      METRICS_PORT: '0',
+      ...(directUrl ? { DATABASE_DIRECT_URL: directUrl } : {}),
+      ...env,
+    },
     cwd,
   );
 }

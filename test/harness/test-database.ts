@@ -68,6 +68,8 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
 /** The server's own URL of a test database reached through TEST_POOLER_URL; undefined for any other URL. */
 export function directUrlOf(databaseUrl: string): string | undefined {
   const pooler = poolerUrl();
-  if (!pooler || new URL(databaseUrl).host !== new URL(pooler).host) return undefined;
-  return withDatabase(testServer().serverUrl, new URL(databaseUrl).pathname.slice(1));
+  if (!pooler || !URL.canParse(databaseUrl)) return undefined;
+  const url = new URL(databaseUrl);
+  if (url.host !== new URL(pooler).host) return undefined;
+  return withDatabase(testServer().serverUrl, url.pathname.slice(1));
 }
