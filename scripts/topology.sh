@@ -97,6 +97,9 @@ start_primary() {
 CREATE ROLE replicator WITH REPLICATION LOGIN PASSWORD '$REPLICATOR_PASSWORD';
 CREATE ROLE orders WITH LOGIN PASSWORD '$ORDERS_PASSWORD';
 CREATE DATABASE orders OWNER orders;
+-- In force on every statement, pooled or not: through PgBouncer the service sends no startup parameters.
+ALTER ROLE orders SET statement_timeout = 10000;
+ALTER ROLE orders SET idle_in_transaction_session_timeout = 10000;
 SQL
 }
 
@@ -125,7 +128,7 @@ start_instance() {
   (
     cd "$ROOT"
     exec env -i PATH="$PATH" NODE_ENV=production PORT="$port" METRICS_PORT="$metrics_port" \
-      DATABASE_URL="$SERVICE_URL" DEVICE_CREDENTIALS_KEY="$DEVICE_CREDENTIALS_KEY" MIGRATIONS_RUN=false \
+      DATABASE_URL="$SERVICE_URL" ${SERVICE_DIRECT_URL:+DATABASE_DIRECT_URL="$SERVICE_DIRECT_URL"} DEVICE_CREDENTIALS_KEY="$DEVICE_CREDENTIALS_KEY" MIGRATIONS_RUN=false \
       WEBHOOK_DISPATCHER="$dispatcher" ${TOPOLOGY_REDIS_URL:+REDIS_URL="$TOPOLOGY_REDIS_URL"} \
       setsid node dist/main.js </dev/null >"$STATE/logs/$name.log" 2>&1
   ) &
@@ -200,9 +203,10 @@ up() {
   REPLICA_URL="postgres://orders:$ORDERS_PASSWORD@127.0.0.1:$REPLICA_PORT/orders"
   POOLED_URL="postgres://orders:$ORDERS_PASSWORD@127.0.0.1:$PGBOUNCER_PORT/orders"
   if [ "${TOPOLOGY_POOLED:-0}" = 1 ]; then
-    SERVICE_URL=$POOLED_URL SERVICE_DESCRIPTION="PgBouncer :$PGBOUNCER_PORT"
+    SERVICE_URL=$POOLED_URL SERVICE_DIRECT_URL=$PRIMARY_URL
+    SERVICE_DESCRIPTION="PgBouncer :$PGBOUNCER_PORT, DATABASE_DIRECT_URL: the primary"
   else
-    SERVICE_URL=$PRIMARY_URL SERVICE_DESCRIPTION="the primary :$PRIMARY_PORT (TOPOLOGY_POOLED=1: PgBouncer)"
+    SERVICE_URL=$PRIMARY_URL SERVICE_DIRECT_URL='' SERVICE_DESCRIPTION="the primary :$PRIMARY_PORT (TOPOLOGY_POOLED=1: PgBouncer)"
   fi
   write_env
   start_primary

@@ -15,7 +15,9 @@ import { type Environment, validateEnvironment } from './platform/config/environ
 import { assertRedisReachable } from './platform/config/redis-check';
 import { startupFailureLine } from './platform/config/startup-error';
 import { assertPortFree } from './platform/database/free-port';
+import { assertTimeoutsInForce } from './platform/database/pooled-settings';
 import {
+  assertReachable,
   LOCAL_DATA_DIR,
   resolveDatabase,
   resolveDeviceCredentialsKey,
@@ -105,6 +107,10 @@ async function bootstrap(): Promise<void> {
   await assertPortFree(env.PORT);
   if (env.REDIS_URL) await assertRedisReachable(env.REDIS_URL);
   const database = await resolveDatabase(env.DATABASE_URL, { shared: false });
+  if (env.DATABASE_DIRECT_URL) {
+    await assertReachable(env.DATABASE_DIRECT_URL, 'DATABASE_DIRECT_URL');
+    await assertTimeoutsInForce(database.url, env.DATABASE_STATEMENT_TIMEOUT_MS);
+  }
   let app: NestExpressApplication;
   let port: number;
   try {

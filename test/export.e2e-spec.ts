@@ -92,7 +92,7 @@ const STALL_MS = 4_000;
 /** The export slots held right now, on every instance (session advisory locks of the slots' connections). */
 const HELD_SLOTS = `SELECT count(*)::int AS count FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
   WHERE l.locktype = 'advisory' AND l.granted AND a.datname = current_database()
-    AND a.application_name = 'restaurant-orders-api:export-slots'`;
+    AND a.application_name = 'restaurant-orders-api:session'`;
 
 /** A client that sends the export request on a raw socket and never reads the answer. */
 async function stalledExport(origin: string, token: string): Promise<Socket> {

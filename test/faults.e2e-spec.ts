@@ -135,7 +135,7 @@ describe('the database going away mid-run', () => {
 describe('the database away for some seconds with no traffic', () => {
   const OUTAGE_MS = 8_000;
 
-  it('the dispatcher and the NOTIFY listener each log one warning without a stack when it starts, and one line when it ends', async () => {
+  it('the dispatcher and the direct session (the NOTIFY listener) each log one warning without a stack when it starts, and one line when it ends', async () => {
     const databaseUrl = await createTestDatabase();
     const { proxy, url } = await TcpProxy.for(databaseUrl);
     const service = await startService({ env: { DATABASE_URL: url } });
@@ -148,7 +148,7 @@ describe('the database away for some seconds with no traffic', () => {
       expect(warnings.map((line) => [line.context, line.event])).toEqual(
         expect.arrayContaining([
           ['WebhookDispatcher', 'outage_started'],
-          ['Notifications', 'outage_started'],
+          ['DirectSession', 'outage_started'],
         ]),
       );
       // One warning per background job the outage reached (the idempotency cleanup too, when it ran then).
@@ -166,7 +166,7 @@ describe('the database away for some seconds with no traffic', () => {
         ended()
           .map((line) => line.context)
           .sort(),
-      ).toEqual(['Notifications', 'WebhookDispatcher']);
+      ).toEqual(['DirectSession', 'WebhookDispatcher']);
       // No outage starts again once the database is back.
       expect(service.logs().filter((line) => line.event === 'outage_started')).toHaveLength(warnings.length);
     } finally {

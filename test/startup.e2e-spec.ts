@@ -78,6 +78,40 @@ describe('a setting that parses but cannot be used stops the start with one line
     },
   );
 
+  it('DATABASE_DIRECT_URL with a closed port: names it and the cause', async () => {
+    const result = await startServiceExpectingFailure({
+      DATABASE_URL: databaseUrl('postgres'),
+      DATABASE_DIRECT_URL: databaseUrl('postgres', '1'),
+    });
+    expect(expectOneLine(result)).toMatch(
+      /^Cannot use the database of DATABASE_DIRECT_URL: nothing accepts connections at 127\.0\.0\.1:1/,
+    );
+    expect(printed(result)).not.toContain(PASSWORD);
+  });
+
+  it('DATABASE_DIRECT_URL without DATABASE_URL: names it', async () => {
+    const result = await startServiceExpectingFailure({ DATABASE_DIRECT_URL: databaseUrl('postgres') });
+    expect(expectOneLine(result)).toMatch(
+      /^Invalid environment variable DATABASE_DIRECT_URL: needs DATABASE_URL \(the pooler it bypasses\)/,
+    );
+  });
+
+  it('DATABASE_DIRECT_URL set (DATABASE_URL a pooler) while DATABASE_URL has no timeouts in force: names DATABASE_URL, in production as JSON', async () => {
+    // The test server's role and databases set no statement_timeout: only the startup parameters did, and
+    // with DATABASE_DIRECT_URL set the service sends none, as through a pooler.
+    const production = await startServiceExpectingFailure({
+      NODE_ENV: 'production',
+      DATABASE_URL: databaseUrl('postgres'),
+      DATABASE_DIRECT_URL: databaseUrl('postgres'),
+    });
+    const line = JSON.parse(expectOneLine(production)) as Record<string, unknown>;
+    expect(line).toMatchObject({ level: 60, event: 'startup_failed', variable: 'DATABASE_URL' });
+    expect(line.msg).toMatch(
+      /^Timeouts are not in force through DATABASE_URL \(a pooler: DATABASE_DIRECT_URL is set\): statement_timeout is 0 \(none\), idle_in_transaction_session_timeout is 0 \(none\); .*ALTER ROLE "[^"]+" SET statement_timeout = 10000/,
+    );
+    expect(printed(production)).not.toContain(PASSWORD);
+  });
+
   it('REDIS_URL with a closed port: names it and the cause, never its password', async () => {
     const result = await startServiceExpectingFailure({
       DATABASE_URL: await createTestDatabase(),

@@ -42,6 +42,9 @@ export class FoundationModule {
         LoggingModule.forRoot(logger),
         DatabaseModule.forRoot({
           url: databaseUrl,
+          directUrl: env.DATABASE_DIRECT_URL ?? databaseUrl,
+          pooled: env.DATABASE_DIRECT_URL !== undefined,
+          preparedStatements: env.DATABASE_PREPARED_STATEMENTS ?? env.DATABASE_DIRECT_URL === undefined,
           entities,
           poolSize: env.DATABASE_POOL_SIZE,
           statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { type ProcessResult, runNode, runProcess } from './run-node';
-import { TEST_DEVICE_CREDENTIALS_KEY } from './test-database';
+import { directUrlOf, TEST_DEVICE_CREDENTIALS_KEY } from './test-database';
 
 const REPOSITORY = join(__dirname, '..', '..');
 const CLI = join(REPOSITORY, 'dist', 'cli', 'main.js');
@@ -10,11 +10,15 @@ export interface CliResult extends ProcessResult {
   json: Record<string, unknown> | undefined;
 }
 
-const cliEnvironment = (databaseUrl: string, env: Record<string, string> = {}) => ({
-  DATABASE_URL: databaseUrl,
-  DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
-  ...env,
-});
+const cliEnvironment = (databaseUrl: string, env: Record<string, string> = {}) => {
+  const directUrl = directUrlOf(databaseUrl);
+  return {
+    DATABASE_URL: databaseUrl,
+    DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
+    ...(directUrl ? { DATABASE_DIRECT_URL: directUrl } : {}),
+    ...env,
+  };
+};
 
 /** Runs the compiled CLI (what `npm run cli -- <args>` runs) against a database, with the test credentials key. */
 export async function runCli(

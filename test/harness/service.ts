@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { type ProcessResult, runNode } from './run-node';
-import { createTestDatabase, TEST_DEVICE_CREDENTIALS_KEY } from './test-database';
+import { createTestDatabase, directUrlOf, TEST_DEVICE_CREDENTIALS_KEY } from './test-database';
 
 const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
 /** Generous: a first start runs initdb, migrations and the demo seed, on machines shared with other work. */
@@ -51,6 +51,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
   const databaseUrl = options.embeddedDatabase
     ? undefined
     : (options.env?.DATABASE_URL ?? (await createTestDatabase()));
+  const directUrl = databaseUrl === undefined ? undefined : directUrlOf(databaseUrl);
   const main = options.checkout ? join(options.checkout, 'dist', 'main.js') : MAIN;
   const [command, args] = options.npmScript
     ? ['npm', ['run', options.npmScript]]
@@ -64,6 +65,7 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
       METRICS_PORT: '0',
       LOG_LEVEL: 'info',
       ...(options.embeddedDatabase ? {} : { DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY }),
+      ...(directUrl ? { DATABASE_DIRECT_URL: directUrl } : {}),
       ...options.env,
       DATABASE_URL: databaseUrl,
     },
@@ -129,10 +131,16 @@ export function startServiceExpectingFailure(
   env: Record<string, string>,
   cwd?: string,
 ): Promise<ProcessResult> {
+  const directUrl = env.DATABASE_URL === undefined ? undefined : directUrlOf(env.DATABASE_URL);
   return runNode(
     MAIN,
     [],
-    { DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY, METRICS_PORT: '0', ...env },
+    {
+      DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
+      METRICS_PORT: '0',
+      ...(directUrl ? { DATABASE_DIRECT_URL: directUrl } : {}),
+      ...env,
+    },
     cwd,
   );
 }

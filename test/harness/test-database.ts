@@ -36,6 +36,17 @@ function testServer(): { serverUrl: string; template: string } {
   return { serverUrl, template };
 }
 
+/**
+ * TEST_POOLER_URL: a transaction-mode pooler (PgBouncer) in front of TEST_DATABASE_URL's server, which passes
+ * every database name through (`* = host=... port=...`). Set, the services under test get DATABASE_URL on the
+ * pooler and DATABASE_DIRECT_URL on the server (CONTRACT §9), and each test database has the timeouts the
+ * service checks at start (ALTER DATABASE ... SET).
+ */
+const poolerUrl = (): string | undefined => process.env.TEST_POOLER_URL || undefined;
+
+/** The timeouts a pooled test database has in force: the service's default DATABASE_STATEMENT_TIMEOUT_MS. */
+const POOLED_TIMEOUT_MS = 10_000;
+
 /** A fresh database for one spec, cloned from the migrated template in a few milliseconds. */
 export async function createTestDatabase(options: { empty?: boolean } = {}): Promise<string> {
   const { serverUrl, template } = testServer();
@@ -44,5 +55,21 @@ export async function createTestDatabase(options: { empty?: boolean } = {}): Pro
     serverUrl,
     `CREATE DATABASE "${name}" TEMPLATE "${options.empty ? 'template0' : template}"`,
   );
-  return withDatabase(serverUrl, name);
+  const pooler = poolerUrl();
+  if (!pooler) return withDatabase(serverUrl, name);
+  await adminQuery(
+    serverUrl,
+    `ALTER DATABASE "${name}" SET statement_timeout = ${POOLED_TIMEOUT_MS};
+     ALTER DATABASE "${name}" SET idle_in_transaction_session_timeout = ${POOLED_TIMEOUT_MS}`,
+  );
+  return withDatabase(pooler, name);
+}
+
+/** The server's own URL of a test database reached through TEST_POOLER_URL; undefined for any other URL. */
+export function directUrlOf(databaseUrl: string): string | undefined {
+  const pooler = poolerUrl();
+  if (!pooler || !URL.canParse(databaseUrl)) return undefined;
+  const url = new URL(databaseUrl);
+  if (url.host !== new URL(pooler).host) return undefined;
+  return withDatabase(testServer().serverUrl, url.pathname.slice(1));
 }

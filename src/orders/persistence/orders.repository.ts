@@ -169,6 +169,10 @@ export class OrdersRepository {
     this.orderTextOfCompany ??= {
       name: 'order_text_of_company',
       text: `SELECT ${orderJsonTextSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
+      signature: {
+        parameters: ['integer', 'integer', 'text'],
+        returns: 'body text, login varchar, password varchar, version integer, company_id integer',
+      },
     };
     const rows = await this.prepared.rows<OrderJsonTextRow>(this.orderTextOfCompany, [
       id,

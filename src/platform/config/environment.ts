@@ -55,6 +55,17 @@ class UrlOfScheme implements ValidatorConstraintInterface {
   }
 }
 
+/** DATABASE_DIRECT_URL only makes sense beside a DATABASE_URL (the pooler it bypasses). */
+@ValidatorConstraint({ name: 'besideDatabaseUrl' })
+class BesideDatabaseUrl implements ValidatorConstraintInterface {
+  validate(_value: unknown, args: ValidationArguments): boolean {
+    return (args.object as Environment).DATABASE_URL !== undefined;
+  }
+  defaultMessage(): string {
+    return 'needs DATABASE_URL (the pooler it bypasses): unset it, or set DATABASE_URL too';
+  }
+}
+
 const KEY_FORMAT = '32 random bytes as 64 hex digits or 44 base64 characters (openssl rand -hex 32)';
 
 const emptyToUndefined = ({ value }: { value: unknown }) => (value === '' ? undefined : value);
@@ -88,6 +99,28 @@ export class Environment {
     message: 'must be a postgres:// or postgresql:// URL',
   })
   DATABASE_URL?: string;
+
+  /**
+   * The primary itself, for what needs a session (LISTEN, the migration lock, the export slots' locks) when
+   * DATABASE_URL is a transaction-mode pooler. Unset: DATABASE_URL (no pooler).
+   */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// or postgresql:// URL' })
+  @Validate(UrlOfScheme, [['postgres:', 'postgresql:']], {
+    message: 'must be a postgres:// or postgresql:// URL',
+  })
+  @Validate(BesideDatabaseUrl)
+  DATABASE_DIRECT_URL?: string;
+
+  /**
+   * Named prepared statements on DATABASE_URL's connections. Unset: true without DATABASE_DIRECT_URL (no pooler),
+   * false with it (PgBouncer before 1.21, or without max_prepared_statements, mixes them up between clients).
+   */
+  @Transform(({ value }: { value: unknown }) => (value === '' ? undefined : toBool({ value })))
+  @IsOptional()
+  @IsBoolean({ message: 'must be true, false, 1 or 0' })
+  DATABASE_PREPARED_STATEMENTS?: boolean;
 
   @Transform(toInt)
   @IsInt({ message: 'must be an integer from 2 to 200' })
@@ -217,7 +250,7 @@ export class Environment {
 /** Variables whose whole value is a secret: a bad one is described by its length only. */
 const SECRET_VARIABLES = new Set(['DEVICE_CREDENTIALS_KEY']);
 /** Variables holding a URL, which may carry a password (or a query that does): echoed without them. */
-const URL_VARIABLES = new Set(['DATABASE_URL', 'REDIS_URL', 'PUBLIC_BASE_URL']);
+const URL_VARIABLES = new Set(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'REDIS_URL', 'PUBLIC_BASE_URL']);
 
 /** A URL with its password masked and without query and fragment; nothing of a value that does not parse. */
 function withoutCredentials(value: string): string | undefined {
@@ -244,6 +277,8 @@ function describeGiven(name: string, given: unknown): string {
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
   const known = Object.keys(new Environment()).concat(
     'DATABASE_URL',
+    'DATABASE_DIRECT_URL',
+    'DATABASE_PREPARED_STATEMENTS',
     'REDIS_URL',
     'PUBLIC_BASE_URL',
     'DEVICE_CREDENTIALS_KEY',

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { ClientConfig } from 'pg';
 import type { DataSourceOptions } from 'typeorm';
 import { DEFAULT_STATEMENT_TIMEOUT_MS } from '../config/environment';
 import { QueryCountingLogger } from './query-counter';
@@ -12,6 +13,11 @@ export interface DatabaseSettings {
   poolSize: number;
   /** DATABASE_STATEMENT_TIMEOUT_MS; the migration commands use the default. */
   statementTimeoutMs?: number;
+  /**
+   * DATABASE_URL is a transaction-mode pooler (DATABASE_DIRECT_URL is set): no startup parameters, which
+   * PgBouncer refuses or drops; the timeouts are the role's or the database's (pooled-settings.ts checks them).
+   */
+  pooled?: boolean;
 }
 
 /** How much longer than the statement timeout the driver waits for an answer before it gives up on the link. */
@@ -33,6 +39,7 @@ export function dataSourceOptions({
   entities,
   poolSize,
   statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS,
+  pooled = false,
 }: DatabaseSettings): DataSourceOptions {
   return {
     type: 'postgres',
@@ -46,12 +53,40 @@ export function dataSourceOptions({
     applicationName: 'restaurant-orders-api',
     logger: new QueryCountingLogger(),
     extra: {
-      connectionTimeoutMillis: statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
-      statement_timeout: statementTimeoutMs,
-      idle_in_transaction_session_timeout: statementTimeoutMs,
-      query_timeout: statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+      ...connectionBounds(statementTimeoutMs),
+      ...(pooled ? {} : sessionTimeouts(statementTimeoutMs)),
     },
+  };
+}
+
+/** The server-side timeouts as startup parameters, for a connection straight to PostgreSQL. */
+export function sessionTimeouts(statementTimeoutMs: number): ClientConfig {
+  return {
+    statement_timeout: statementTimeoutMs,
+    idle_in_transaction_session_timeout: statementTimeoutMs,
+  };
+}
+
+/** The driver's own bounds: connecting, waiting for an answer, noticing a peer that vanished. */
+export function connectionBounds(statementTimeoutMs: number): ClientConfig {
+  return {
+    connectionTimeoutMillis: statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
+    query_timeout: statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+  };
+}
+
+/** A session of its own on the primary (DATABASE_DIRECT_URL): the migration lock, the direct session. */
+export function directSessionConfig(
+  url: string,
+  applicationName: string,
+  statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS,
+): ClientConfig {
+  return {
+    connectionString: url,
+    application_name: applicationName,
+    ...connectionBounds(statementTimeoutMs),
+    ...sessionTimeouts(statementTimeoutMs),
   };
 }

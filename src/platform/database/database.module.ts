@@ -1,14 +1,21 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, type EntityList } from './data-source-options';
+import { dataSourceOptions, directSessionConfig, type EntityList } from './data-source-options';
+import { DIRECT_SESSION_CONFIG, DirectSession } from './direct-session';
 import { runPendingMigrations } from './migrations';
 import { Notifications } from './notifications';
-import { PreparedStatements } from './prepared-statements';
+import { NAMED_PREPARED_STATEMENTS, PreparedStatements } from './prepared-statements';
 import { UnitOfWork } from './unit-of-work';
 
 export interface DatabaseModuleOptions {
   url: string;
+  /** DATABASE_DIRECT_URL, else DATABASE_URL: where the direct session and the migration lock go. */
+  directUrl: string;
+  /** DATABASE_URL is a transaction-mode pooler: nothing on it may rely on session state. */
+  pooled: boolean;
+  /** DATABASE_PREPARED_STATEMENTS: whether named prepared statements may be used on DATABASE_URL. */
+  preparedStatements: boolean;
   entities: EntityList;
   poolSize: number;
   statementTimeoutMs: number;
@@ -29,13 +36,28 @@ export class DatabaseModule {
           useFactory: () => ({ ...dataSourceOptions(options), retryAttempts: 5, retryDelay: 2_000 }),
           dataSourceFactory: async (settings) => {
             const dataSource = await new DataSource(settings!).initialize();
-            if (options.runMigrations) await runPendingMigrations(dataSource, options.deviceCredentialsKey);
+            if (options.runMigrations)
+              await runPendingMigrations(dataSource, options.deviceCredentialsKey, options.directUrl);
             return dataSource;
           },
         }),
       ],
-      providers: [UnitOfWork, Notifications, PreparedStatements],
-      exports: [UnitOfWork, Notifications, PreparedStatements],
+      providers: [
+        {
+          provide: DIRECT_SESSION_CONFIG,
+          useValue: directSessionConfig(
+            options.directUrl,
+            'restaurant-orders-api:session',
+            options.statementTimeoutMs,
+          ),
+        },
+        { provide: NAMED_PREPARED_STATEMENTS, useValue: options.preparedStatements },
+        DirectSession,
+        UnitOfWork,
+        Notifications,
+        PreparedStatements,
+      ],
+      exports: [UnitOfWork, Notifications, PreparedStatements, DirectSession],
     };
   }
 }

@@ -42,10 +42,11 @@ function unreachableCause(error: unknown): string {
 }
 
 /**
- * Connects once to the database of DATABASE_URL, so a URL that parses but leads nowhere (a closed port, an
- * unknown host or database, a wrong password) stops the start with one line instead of the pool's retries.
+ * Connects once to the database of DATABASE_URL (or `variable`'s), so a URL that parses but leads nowhere (a
+ * closed port, an unknown host or database, a wrong password) stops the start with one line instead of the
+ * pool's retries.
  */
-async function assertReachable(url: string): Promise<void> {
+export async function assertReachable(url: string, variable = 'DATABASE_URL'): Promise<void> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: REACH_TIMEOUT_MS });
   client.on('error', () => undefined);
   try {
@@ -56,7 +57,7 @@ async function assertReachable(url: string): Promise<void> {
       error instanceof Error && /timeout/i.test(error.message)
         ? `no answer within ${REACH_TIMEOUT_MS / 1_000} s`
         : unreachableCause(error);
-    throw new StartupError(`Cannot use the database of DATABASE_URL: ${cause}.`, 'DATABASE_URL');
+    throw new StartupError(`Cannot use the database of ${variable}: ${cause}.`, variable);
   } finally {
     await client.end().catch(() => undefined);
   }

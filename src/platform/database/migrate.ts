@@ -28,13 +28,18 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const env = validateEnvironment(process.env);
-  const database = await resolveDatabase(env.DATABASE_URL, { shared: true });
+  // Migrations are session work (a lock, DDL): straight to the primary, not through a pooler.
+  const database = await resolveDatabase(env.DATABASE_DIRECT_URL ?? env.DATABASE_URL, { shared: true });
   const dataSource = new DataSource(
     dataSourceOptions({ url: database.url, entities: ENTITIES, poolSize: 2 }),
   );
   try {
     await dataSource.initialize();
-    const applied = await runPendingMigrations(dataSource, await resolveDeviceCredentialsKey(env));
+    const applied = await runPendingMigrations(
+      dataSource,
+      await resolveDeviceCredentialsKey(env),
+      database.url,
+    );
     await dataSource.destroy();
     if (command === 'run') {
       process.stdout.write(`${JSON.stringify({ applied })}\n`);
