@@ -5,7 +5,9 @@ import { dataSourceOptions, type EntityList } from './data-source-options';
 import { runPendingMigrations } from './migrations';
 import { Notifications } from './notifications';
 import { PreparedStatements } from './prepared-statements';
+import { REPLICA_SETTINGS, ReplicaReads } from './replica-reads';
 import { UnitOfWork } from './unit-of-work';
+import { WritePositions } from './write-positions';
 
 export interface DatabaseModuleOptions {
   url: string;
@@ -13,6 +15,9 @@ export interface DatabaseModuleOptions {
   poolSize: number;
   statementTimeoutMs: number;
   runMigrations: boolean;
+  /** DATABASE_REPLICA_URL: read replicas (none: every read on `url`), each with a pool of `replicaPoolSize`. */
+  replicaUrls: string[];
+  replicaPoolSize: number;
   /** Data migrations seal device credentials stored before encryption existed. */
   deviceCredentialsKey: Buffer;
 }
@@ -34,8 +39,22 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [UnitOfWork, Notifications, PreparedStatements],
-      exports: [UnitOfWork, Notifications, PreparedStatements],
+      providers: [
+        UnitOfWork,
+        Notifications,
+        PreparedStatements,
+        WritePositions,
+        ReplicaReads,
+        {
+          provide: REPLICA_SETTINGS,
+          useValue: {
+            urls: options.replicaUrls,
+            poolSize: options.replicaPoolSize,
+            database: { entities: options.entities, statementTimeoutMs: options.statementTimeoutMs },
+          },
+        },
+      ],
+      exports: [UnitOfWork, Notifications, PreparedStatements, WritePositions, ReplicaReads],
     };
   }
 }

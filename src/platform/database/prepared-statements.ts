@@ -29,14 +29,19 @@ export class PreparedStatements {
     this.pool = (dataSource.driver as unknown as { master: Pool }).master;
   }
 
-  async rows<Row extends QueryResultRow>(statement: PreparedStatement, values: unknown[]): Promise<Row[]> {
+  /** On the DataSource's pool, or on `pool` (a read replica's, ReplicaReads). */
+  async rows<Row extends QueryResultRow>(
+    statement: PreparedStatement,
+    values: unknown[],
+    pool: Pool = this.pool,
+  ): Promise<Row[]> {
     try {
-      return await this.run<Row>(statement, values);
+      return await this.run<Row>(statement, values, pool);
     } catch (error) {
       // A migration that changed a column the statement returns (another instance's, during a deploy) makes
       // the connection's prepared plan unusable; the failed connection is closed, so prepare it anew once.
       if ((error as { code?: string }).code !== STALE_PREPARED_PLAN) throw error;
-      return this.run<Row>(statement, values);
+      return this.run<Row>(statement, values, pool);
     }
   }
 
@@ -58,8 +63,9 @@ export class PreparedStatements {
   private async run<Row extends QueryResultRow>(
     statement: PreparedStatement,
     values: unknown[],
+    pool: Pool,
   ): Promise<Row[]> {
     countQuery(statement.text);
-    return (await this.pool.query<Row>({ name: statement.name, text: statement.text, values })).rows;
+    return (await pool.query<Row>({ name: statement.name, text: statement.text, values })).rows;
   }
 }
