@@ -161,7 +161,9 @@ describe('read replicas (DATABASE_REPLICA_URL): routing, fallback and write posi
         testId = Number(placed.body.orders[0].order_id);
       });
       await moved(() => partnerCall(`/api/v2/order/${id}/update`, { first_name: 'Berta' }).expect(200));
-      await moved(() => partnerCall(`/api/v2/order/${id}/comment`, { partner_comment: 'Ring twice' }).expect(200));
+      await moved(() =>
+        partnerCall(`/api/v2/order/${id}/comment`, { partner_comment: 'Ring twice' }).expect(200),
+      );
       await moved(() =>
         request(service.url)
           .post(`/api/v2/logistics/orders/${id}/sent`)
