@@ -7,6 +7,14 @@ import { Fixtures, orderBody, type Partner } from './harness/factories';
 import { startService, type RunningService } from './harness/service';
 import { createTestDatabase } from './harness/test-database';
 
+interface Page<Item> {
+  data: Item[];
+}
+
+/** The order ids of a list page. */
+const orderIds = (body: unknown): number[] =>
+  (body as Page<{ order_id: number }>).data.map((order) => order.order_id);
+
 /**
  * DATABASE_REPLICA_URL without a streaming replica (test/topology-replica.e2e-spec.ts has one): a "replica"
  * that is the primary itself has replayed everything, so it shows which reads are sent to a replica and how
@@ -42,7 +50,7 @@ async function replicaReads(
   const one = await request(service.url).get(`/api/v2/order/${orderId}`).set(auth).expect(200);
   expect(one.body.order_id).toBe(orderId);
   const list = await request(service.url).get('/api/v2/orders').set(auth).expect(200);
-  expect(list.body.data.map((order: { order_id: number }) => order.order_id)).toContain(orderId);
+  expect(orderIds(list.body)).toContain(orderId);
   const exported = await request(service.url)
     .get('/api/v2/orders/export?format=csv')
     .set(auth)
@@ -56,7 +64,7 @@ async function replicaReads(
     async () => {
       feedReads += 1;
       const feed = await request(service.url).get('/api/v2/events').set(auth).expect(200);
-      return feed.body.data.some((event: { type: string }) => event.type === 'order.placed');
+      return (feed.body as Page<{ type: string }>).data.some((event) => event.type === 'order.placed');
     },
     () => 'the feed does not show the placement',
   );
@@ -64,7 +72,9 @@ async function replicaReads(
     .get(`/api/v2/admin/audit-events?company_id=${partner.companyId}`)
     .set('Authorization', `Bearer ${admin}`)
     .expect(200);
-  expect(audit.body.data.map((event: { action: string }) => event.action)).toContain('order.placed');
+  expect((audit.body as Page<{ action: string }>).data.map((event) => event.action)).toContain(
+    'order.placed',
+  );
   return 4 + feedReads;
 }
 

@@ -10,6 +10,14 @@ import { runCli } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
 
+interface Page<Item> {
+  data: Item[];
+}
+
+/** The order ids of a list page. */
+const orderIds = (body: unknown): number[] =>
+  (body as Page<{ order_id: number }>).data.map((order) => order.order_id);
+
 /**
  * Read replicas on a real streaming replica (scripts/topology.sh: every API instance has DATABASE_REPLICA_URL
  * set to the replica): with replay paused, every read-after-write a client can make sees its write; with replay
@@ -116,7 +124,8 @@ async function reads(target: string, reason: string): Promise<number> {
       .expect(201);
     return Number(response.body.orders[0].order_id);
   };
-  const getOrder = async (id: number) => (await asPartner('get', `/api/v2/order/${id}`).expect(200)).body;
+  const getOrder = async (id: number) =>
+    (await asPartner('get', `/api/v2/order/${id}`).expect(200)).body as Record<string, unknown>;
   /** Whether the replica has the order: it must not, while replay is paused, for the test to mean anything. */
   const onReplica = async (id: number) =>
     (await replica.query('SELECT 1 FROM orders WHERE id = $1', [id])).rowCount === 1;
@@ -212,17 +221,16 @@ async function reads(target: string, reason: string): Promise<number> {
     it('issue a token, then use it, and find it in the company’s audit list', async () => {
       const issued = await fixtures.partnerOf(ofToken.partner.companyId);
       const response = await asPartner('get', '/api/v2/orders', issued.token).expect(200);
-      expect(response.body.data.map((order: { order_id: number }) => order.order_id)).toEqual([ofToken.id]);
+      expect(orderIds(response.body)).toEqual([ofToken.id]);
       const audit = await api()
         .get(`/api/v2/admin/audit-events?company_id=${ofToken.partner.companyId}`)
         .set('Authorization', `Bearer ${admin}`)
         .expect(200);
-      expect(
-        audit.body.data.map((event: { action: string; target_id: number }) => [
-          event.action,
-          event.target_id,
-        ]),
-      ).toContainEqual(['token.issued', issued.tokenId]);
+      const events = (audit.body as Page<{ action: string; target_id: number }>).data;
+      expect(events.map((event) => [event.action, event.target_id])).toContainEqual([
+        'token.issued',
+        issued.tokenId,
+      ]);
     });
 
     it('create a product, then order it', async () => {
@@ -233,7 +241,7 @@ async function reads(target: string, reason: string): Promise<number> {
     it('write, then list and export', async () => {
       const id = await place();
       const listed = await asPartner('get', '/api/v2/orders').expect(200);
-      expect(listed.body.data.map((order: { order_id: number }) => order.order_id)).toContain(id);
+      expect(orderIds(listed.body)).toContain(id);
       const exported = await asPartner('get', '/api/v2/orders/export?format=ndjson')
         .buffer(true)
         .parse(asText)
@@ -246,9 +254,8 @@ async function reads(target: string, reason: string): Promise<number> {
       await eventually(
         async () => {
           const feed = await asPartner('get', '/api/v2/events').expect(200);
-          return feed.body.data.some(
-            (event: { type: string; data: { order_id?: number } }) =>
-              event.type === 'order.placed' && event.data.order_id === id,
+          return (feed.body as Page<{ type: string; data: { order_id?: number } }>).data.some(
+            (event) => event.type === 'order.placed' && event.data.order_id === id,
           );
         },
         () => 'the feed does not show the placement',
@@ -258,7 +265,7 @@ async function reads(target: string, reason: string): Promise<number> {
         .get(`/api/v2/admin/audit-events?company_id=${partner.companyId}`)
         .set('Authorization', `Bearer ${admin}`)
         .expect(200);
-      expect(audit.body.data.map((event: { target_id: number }) => event.target_id)).toContain(id);
+      expect((audit.body as Page<{ target_id: number }>).data.map((event) => event.target_id)).toContain(id);
     });
 
     it('comment, then read the order', async () => {
@@ -344,7 +351,7 @@ async function reads(target: string, reason: string): Promise<number> {
         const id = await place();
         expect((await getOrder(id)).order_id).toBe(id);
         const listed = await asPartner('get', '/api/v2/orders').expect(200);
-        expect(listed.body.data.map((order: { order_id: number }) => order.order_id)).toContain(id);
+        expect(orderIds(listed.body)).toContain(id);
       }
       expect(await reads('primary', 'replica_unavailable')).toBeGreaterThan(before);
       expect(await reads('primary', 'replica_behind')).toBeGreaterThan(0);

@@ -61,7 +61,9 @@ function bytes(row: PositionRow | undefined): bigint {
 /** The failure of a connection (refused, reset, timed out, the server shutting down), not of a statement. */
 function connectionLost(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
-  return typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || code.startsWith('57P');
+  return (
+    typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || code.startsWith('08') || code.startsWith('57P')
+  );
 }
 
 /** One replica: its DataSource, made on first use, and the least it is known to have replayed. */
@@ -159,11 +161,14 @@ export class ReplicaReads implements OnApplicationShutdown {
     private readonly logger: ServiceLogger,
   ) {
     this.logger.setContext(ReplicaReads.name);
-    this.primary = { manager: dataSource.manager, rows: (statement, values) => prepared.rows(statement, values) };
+    this.primary = {
+      manager: dataSource.manager,
+      rows: (statement, values) => prepared.rows(statement, values),
+    };
     this.replicas = settings.urls.map((url, index) => {
       const options = dataSourceOptions({ ...settings.database, url, poolSize: settings.poolSize });
       const extra = { ...(options.extra as object), connectionTimeoutMillis: CONNECT_TIMEOUT_MS };
-      return new Replica(index, { ...options, extra } as DataSourceOptions, prepared);
+      return new Replica(index, { ...options, extra }, prepared);
     });
   }
 
