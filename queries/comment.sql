@@ -11,3 +11,5 @@ INSERT INTO "audit_events"("occurred_at", "token_id", "user_name", "company_id",
 WITH inserted AS ( INSERT INTO events (company_id, subject_type, order_id, type, data, transaction_id) SELECT $1::integer, draft.subject_type, $2::integer, draft.type, draft.data, pg_current_xact_id()::text::bigint FROM unnest($3::varchar[], $4::varchar[], $5::json[]) WITH ORDINALITY AS draft(subject_type, type, data, position) ORDER BY draft.position RETURNING id ) INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at) SELECT inserted.id, endpoint.id, now() FROM inserted CROSS JOIN webhook_endpoints endpoint WHERE endpoint.company_id = $1 AND endpoint.active
 
 COMMIT
+
+INSERT INTO company_write_positions AS p (company_id, lsn) SELECT company_id, pg_current_wal_insert_lsn() FROM unnest($1::integer[]) AS company_id ON CONFLICT (company_id) DO UPDATE SET lsn = excluded.lsn WHERE p.lsn < excluded.lsn

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A topology on one machine (docs/operations/deployment.md#a-topology-on-one-machine): a PostgreSQL 15 primary
-# and a streaming replica, PgBouncer in transaction mode, two API instances and a worker behind HAProxy, which
-# checks /health/ready. PostgreSQL, PgBouncer and HAProxy listen on 127.0.0.1 (the instances on every interface:
+# and a streaming replica (which every instance reads from: DATABASE_REPLICA_URL), PgBouncer in transaction mode,
+# two API instances and a worker behind HAProxy, which checks /health/ready. PostgreSQL, PgBouncer and HAProxy listen on 127.0.0.1 (the instances on every interface:
 # the service has no setting for the address), each on a port of its own; the state lives in one folder.
 #
 #   scripts/topology.sh up | down | status
@@ -129,6 +129,7 @@ start_instance() {
     cd "$ROOT"
     exec env -i PATH="$PATH" NODE_ENV=production PORT="$port" METRICS_PORT="$metrics_port" \
       DATABASE_URL="$SERVICE_URL" ${SERVICE_DIRECT_URL:+DATABASE_DIRECT_URL="$SERVICE_DIRECT_URL"} DEVICE_CREDENTIALS_KEY="$DEVICE_CREDENTIALS_KEY" MIGRATIONS_RUN=false \
+      DATABASE_REPLICA_URL="$REPLICA_URL" \
       WEBHOOK_DISPATCHER="$dispatcher" ${TOPOLOGY_REDIS_URL:+REDIS_URL="$TOPOLOGY_REDIS_URL"} \
       setsid node dist/main.js </dev/null >"$STATE/logs/$name.log" 2>&1
   ) &

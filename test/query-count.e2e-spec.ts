@@ -95,13 +95,17 @@ describe('SQL statements per request', () => {
     expect(single.dbQueries).toBe(1);
   });
 
-  it('costs one statement to place an order (its audit row, event and deliveries included), no BEGIN/COMMIT', async () => {
-    await request(service.url)
-      .post('/api/v2/order')
-      .set('Authorization', `Bearer ${partner}`)
-      .set('X-Request-Id', 'placement')
-      .send(orderBody(productId))
-      .expect(201);
-    expect((await logLine('placement')).dbQueries).toBe(1);
+  it('costs two statements to place an order (its audit row, event and deliveries included, then the company’s write position), no BEGIN/COMMIT', async () => {
+    const place = (requestId: string) =>
+      request(service.url)
+        .post('/api/v2/order')
+        .set('Authorization', `Bearer ${partner}`)
+        .set('X-Request-Id', requestId)
+        .send(orderBody(productId))
+        .expect(201);
+    // The product validation reads are cached for 5 s, which the setup above can outlast on a busy machine.
+    await place('placement-warm-up');
+    await place('placement');
+    expect((await logLine('placement')).dbQueries).toBe(2);
   });
 });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager, type FindOptionsWhere } from 'typeorm';
+import type { EntityManager, FindOptionsWhere } from 'typeorm';
 import { AuditEvent } from './audit-event.entity';
+import { ReplicaReads } from '../platform/database/replica-reads';
 import type { AuditRow } from './audit-row';
 
 export interface AuditFilter {
@@ -11,7 +11,7 @@ export interface AuditFilter {
 
 @Injectable()
 export class AuditRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly reads: ReplicaReads) {}
 
   async insert(manager: EntityManager, event: AuditRow): Promise<void> {
     await manager.insert(AuditEvent, event);
@@ -22,11 +22,8 @@ export class AuditRepository {
     const where: FindOptionsWhere<AuditEvent> = {};
     if (filter.companyId !== undefined) where.companyId = filter.companyId;
     if (filter.tokenId !== undefined) where.tokenId = filter.tokenId;
-    return this.dataSource.manager.find(AuditEvent, {
-      where,
-      order: { id: 'DESC' },
-      skip: offset,
-      take: limit,
-    });
+    return this.reads.read(filter.companyId ?? null, ({ manager }) =>
+      manager.find(AuditEvent, { where, order: { id: 'DESC' }, skip: offset, take: limit }),
+    );
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Actor } from '../kernel/access/actor';
+import { WritePositions } from '../platform/database/write-positions';
 import type { AuditEvent } from './audit-event.entity';
 import type { AuditRow } from './audit-row';
 import { type AuditFilter, AuditRepository } from './audit.repository';
@@ -16,11 +17,19 @@ export interface AuditEntry {
 
 @Injectable()
 export class AuditService {
-  constructor(private readonly events: AuditRepository) {}
+  constructor(
+    private readonly events: AuditRepository,
+    private readonly positions: WritePositions,
+  ) {}
 
-  /** Records one change; pass the transaction's manager so the row commits or rolls back with the change. */
-  record(manager: EntityManager, actor: Actor, entry: AuditEntry): Promise<void> {
-    return this.events.insert(manager, { ...this.row(actor, entry), targetId: String(entry.targetId) });
+  /**
+   * Records one change; pass the transaction's manager so the row commits or rolls back with the change. Every
+   * change made for a company is audited, so this is also where the company's write position is recorded once
+   * the change commits (WritePositions): its reads on a replica then wait for the change.
+   */
+  async record(manager: EntityManager, actor: Actor, entry: AuditEntry): Promise<void> {
+    await this.events.insert(manager, { ...this.row(actor, entry), targetId: String(entry.targetId) });
+    if (entry.companyId !== null) await this.positions.changed(manager, entry.companyId);
   }
 
   /**
@@ -39,6 +48,7 @@ export class AuditService {
     };
   }
 
+  /** Newest first; a read a replica may answer (for every company's writes when no company is asked for). */
   list(filter: AuditFilter, offset: number, limit: number): Promise<AuditEvent[]> {
     return this.events.list(filter, offset, limit);
   }

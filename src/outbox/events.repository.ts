@@ -64,8 +64,8 @@ export class EventsRepository {
   }
 
   /** Where an event of the company stands in the feed; null for an unknown or foreign event. */
-  async positionOf(companyId: number, id: string): Promise<FeedPosition | null> {
-    const event = await this.dataSource.manager.findOne(OutboxEvent, {
+  async positionOf(manager: EntityManager, companyId: number, id: string): Promise<FeedPosition | null> {
+    const event = await manager.findOne(OutboxEvent, {
       select: { id: true, transactionId: true },
       where: { id, companyId },
     });
@@ -77,8 +77,13 @@ export class EventsRepository {
    * transactions older than every transaction still running are read, so one that commits late cannot be
    * passed over by a reader that already moved beyond it.
    */
-  feed(companyId: number, after: FeedPosition | null, limit: number): Promise<OutboxEvent[]> {
-    const query = this.dataSource.manager
+  feed(
+    manager: EntityManager,
+    companyId: number,
+    after: FeedPosition | null,
+    limit: number,
+  ): Promise<OutboxEvent[]> {
+    const query = manager
       .createQueryBuilder(OutboxEvent, 'e')
       .where('e.company_id = :companyId', { companyId })
       .andWhere('e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())::text::bigint');

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { fieldError } from '../kernel/domain-error';
+import { ReplicaReads } from '../platform/database/replica-reads';
 import { eventRowId } from './event-types';
 import { EventsRepository } from './events.repository';
 import type { EventDraft, StoredEvent } from './event-types';
@@ -11,7 +12,10 @@ export const FEED_PAGE_SIZE = 100;
 
 @Injectable()
 export class EventsService {
-  constructor(private readonly events: EventsRepository) {}
+  constructor(
+    private readonly events: EventsRepository,
+    private readonly reads: ReplicaReads,
+  ) {}
 
   /** Records the events of a change, in the change's transaction (the outbox). */
   publish(manager: EntityManager, companyId: number, subjectId: number, drafts: EventDraft[]): Promise<void> {
@@ -32,11 +36,18 @@ export class EventsService {
     return new Map(events.map((event) => [event.id, event]));
   }
 
-  /** The company's events after `after` (a public event id of the company), oldest first. */
+  /**
+   * The company's events after `after` (a public event id of the company), oldest first. The position and the
+   * page are read in the same place, which a read replica may be (ReplicaReads).
+   */
   async feed(companyId: number, after: string | undefined): Promise<OutboxEvent[]> {
     const rowId = after === undefined ? null : eventRowId(after);
-    const position = rowId === null ? null : await this.events.positionOf(companyId, rowId);
-    if (after !== undefined && !position) throw fieldError('after', 'No event of yours has this id.');
-    return this.events.feed(companyId, position, FEED_PAGE_SIZE);
+    const page = await this.reads.read(companyId, async ({ manager }) => {
+      const position = rowId === null ? null : await this.events.positionOf(manager, companyId, rowId);
+      if (after !== undefined && !position) return null;
+      return this.events.feed(manager, companyId, position, FEED_PAGE_SIZE);
+    });
+    if (!page) throw fieldError('after', 'No event of yours has this id.');
+    return page;
   }
 }

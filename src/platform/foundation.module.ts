@@ -49,6 +49,8 @@ export class FoundationModule {
           poolSize: env.DATABASE_POOL_SIZE,
           statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
           runMigrations: env.MIGRATIONS_RUN,
+          replicaUrls: env.DATABASE_REPLICA_URL,
+          replicaPoolSize: env.DATABASE_REPLICA_POOL_SIZE,
           deviceCredentialsKey,
         }),
         CommonModule.forRoot(deviceCredentialsKey),

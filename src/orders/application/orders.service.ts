@@ -7,6 +7,7 @@ import { ApiFormats } from '../../platform/formats/api-formats';
 import { DeviceCredentials } from '../../platform/formats/device-credentials';
 import { fieldError } from '../../kernel/domain-error';
 import { UnitOfWork } from '../../platform/database/unit-of-work';
+import { WritePositions } from '../../platform/database/write-positions';
 import { EventsService } from '../../outbox/events.service';
 import { orderEvents } from '../events/order-events';
 import type { OrderResponse } from '../dto/order.response';
@@ -60,11 +61,14 @@ export class OrdersService {
     private readonly events: EventsService,
     private readonly credentials: DeviceCredentials,
     private readonly formats: ApiFormats,
+    private readonly positions: WritePositions,
   ) {}
 
   /**
    * Places an order for the caller's company: PLACED, or TEST when `test` is true. The order, its audit row,
-   * its event and the event's webhook deliveries are one statement (OrdersRepository.place).
+   * its event and the event's webhook deliveries are one statement (OrdersRepository.place); its audit row is
+   * written by that statement, so the company's write position is recorded here (AuditService.record does it
+   * for every other change).
    */
   place(actor: Actor, companyId: number, body: unknown): Promise<Order> {
     const fields = knownFields(body);
@@ -87,6 +91,7 @@ export class OrdersService {
         'order.placed',
       );
       this.events.writtenBy(manager, [orderEvents.placed(order)]);
+      await this.positions.changed(manager, companyId);
       return order;
     });
   }

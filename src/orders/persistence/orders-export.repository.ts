@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
 import { ApiFormats } from '../../platform/formats/api-formats';
+import { ReplicaReads } from '../../platform/database/replica-reads';
 import type { OrderListItemResponse } from '../dto/order.response';
 import { type OrderJsonRow, orderJsonSelect } from './order-json';
 import { apiDateTimeSql } from './order-view';
@@ -24,14 +23,15 @@ export interface ExportRow extends OrderJsonRow<OrderListItemResponse> {
  * The export reads the company's orders in keyset batches (newest first, after the last one read): each batch
  * is one statement of its own, on a pooled connection taken for that statement only, so the statement timeout
  * holds per batch, no transaction stays open while a slow client reads, and nothing is left to close when the
- * client goes away. Backed by orders_company_created_idx (and the filters' indexes) like the list.
+ * client goes away. Backed by orders_company_created_idx (and the filters' indexes) like the list. Each batch
+ * is a read a replica may answer (ReplicaReads): one that has replayed the company's writes made before it.
  */
 @Injectable()
 export class OrdersExportRepository {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly orders: OrdersRepository,
     private readonly formats: ApiFormats,
+    private readonly reads: ReplicaReads,
   ) {}
 
   batch(
@@ -58,11 +58,13 @@ export class OrdersExportRepository {
     const deliveredAt = withDeliveredAt
       ? `, (SELECT ${apiDateTimeSql('max(t.delivery_date)', zone)} FROM trackings t WHERE t.order_id = p.id) AS delivered_at`
       : '';
-    return this.dataSource.query(
-      `SELECT ${orderJsonSelect('p', zone, 'partner_comments')},
+    return this.reads.read(companyId, ({ manager }) =>
+      manager.query(
+        `SELECT ${orderJsonSelect('p', zone, 'partner_comments')},
          to_char(p.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_exact${deliveredAt}
        FROM (${sql}) p ORDER BY p.created_at DESC, p.id DESC`,
-      [...(parameters as unknown[]), this.formats.timeZone],
+        [...(parameters as unknown[]), this.formats.timeZone],
+      ),
     );
   }
 }

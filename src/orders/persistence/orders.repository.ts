@@ -6,6 +6,7 @@ import { appendAuditSql } from '../../audit/audit-sql';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { DeviceCredentials } from '../../platform/formats/device-credentials';
 import { type PreparedStatement, PreparedStatements } from '../../platform/database/prepared-statements';
+import { ReplicaReads } from '../../platform/database/replica-reads';
 import { appendEventsSql, deliveriesSql } from '../../outbox/outbox-sql';
 import { ORDER_SUBJECT_TYPE, type OrderEventType, placedDataSql } from '../events/order-events';
 import type { OrderResponse } from '../dto/order.response';
@@ -57,6 +58,7 @@ export class OrdersRepository {
     private readonly prepared: PreparedStatements,
     private readonly credentials: DeviceCredentials,
     private readonly formats: ApiFormats,
+    private readonly reads: ReplicaReads,
   ) {}
 
   /**
@@ -164,7 +166,7 @@ export class OrdersRepository {
     return rows[0] ?? null;
   }
 
-  /** The same as its response text, to be sent as it is. */
+  /** The same as its response text, to be sent as it is: GET /order/{id}, which a read replica may answer. */
   async findJsonTextOfCompany(id: number, companyId: number): Promise<OrderJsonTextRow | null> {
     this.orderTextOfCompany ??= {
       name: 'order_text_of_company',
@@ -174,11 +176,10 @@ export class OrdersRepository {
         returns: 'body text, login varchar, password varchar, version integer, company_id integer',
       },
     };
-    const rows = await this.prepared.rows<OrderJsonTextRow>(this.orderTextOfCompany, [
-      id,
-      companyId,
-      this.formats.timeZone,
-    ]);
+    const statement = this.orderTextOfCompany;
+    const rows = await this.reads.read(companyId, (db) =>
+      db.rows<OrderJsonTextRow>(statement, [id, companyId, this.formats.timeZone]),
+    );
     return rows[0] ?? null;
   }
 
@@ -199,6 +200,7 @@ export class OrdersRepository {
       .orderBy('o.created_at', 'ASC')
       .addOrderBy('o.id', 'ASC');
     return this.pageAsJson(
+      this.dataSource.manager,
       page,
       offset,
       limit,
@@ -222,16 +224,19 @@ export class OrdersRepository {
 
   /**
    * Newest first (created_at, then id); one statement, every filter backed by an index starting with company_id.
-   * Each order comes as its response text, to be sent as it is.
+   * Each order comes as its response text, to be sent as it is. A read replica may answer it.
    */
   list(companyId: number, filter: OrderFilter, offset: number, limit: number): Promise<OrderJsonTextRow[]> {
     const query = this.filtered(companyId, filter).orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'DESC');
-    return this.pageAsJson(
-      query,
-      offset,
-      limit,
-      (zone) => orderJsonTextSelect('p', zone, 'partner_comments'),
-      'created_at DESC, id DESC',
+    return this.reads.read(companyId, ({ manager }) =>
+      this.pageAsJson(
+        manager,
+        query,
+        offset,
+        limit,
+        (zone) => orderJsonTextSelect('p', zone, 'partner_comments'),
+        'created_at DESC, id DESC',
+      ),
     );
   }
 
@@ -277,6 +282,7 @@ export class OrdersRepository {
    * included) by PostgreSQL for the page's rows only.
    */
   private async pageAsJson<Row>(
+    manager: EntityManager,
     page: SelectQueryBuilder<Order>,
     offset: number,
     limit: number,
@@ -285,7 +291,7 @@ export class OrdersRepository {
   ): Promise<Row[]> {
     const [sql, parameters] = page.select('o.*').offset(offset).limit(limit).getQueryAndParameters();
     const zone = `$${parameters.length + 1}`;
-    return this.dataSource.query(`SELECT ${select(zone)} FROM (${sql}) p ORDER BY ${order}`, [
+    return manager.query(`SELECT ${select(zone)} FROM (${sql}) p ORDER BY ${order}`, [
       ...(parameters as unknown[]),
       this.formats.timeZone,
     ]);

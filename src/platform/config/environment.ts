@@ -128,6 +128,31 @@ export class Environment {
   @Max(200, { message: 'must be an integer from 2 to 200' })
   DATABASE_POOL_SIZE = 10;
 
+  /**
+   * Read replicas (comma-separated) for the reads CONTRACT §9 lists; unset: every read goes to DATABASE_URL.
+   * A replica answers only when it has replayed the company's last write.
+   */
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && value.trim() !== '' ? value.split(',').map((url) => url.trim()) : [],
+  )
+  @IsArray()
+  @Matches(/^postgres(ql)?:\/\/\S+$/, {
+    each: true,
+    message: 'must be postgres:// or postgresql:// URLs, comma-separated',
+  })
+  @Validate(UrlOfScheme, [['postgres:', 'postgresql:']], {
+    each: true,
+    message: 'must be postgres:// or postgresql:// URLs, comma-separated',
+  })
+  DATABASE_REPLICA_URL: string[] = [];
+
+  /** Connections per read replica. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 1 to 200' })
+  @Min(1, { message: 'must be an integer from 1 to 200' })
+  @Max(200, { message: 'must be an integer from 1 to 200' })
+  DATABASE_REPLICA_POOL_SIZE = 5;
+
   /** The longest a statement may run, and the bound of every other wait on the database (then 503). */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer from 100 to 600000' })
@@ -250,7 +275,7 @@ export class Environment {
 /** Variables whose whole value is a secret: a bad one is described by its length only. */
 const SECRET_VARIABLES = new Set(['DEVICE_CREDENTIALS_KEY']);
 /** Variables holding a URL, which may carry a password (or a query that does): echoed without them. */
-const URL_VARIABLES = new Set(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'REDIS_URL', 'PUBLIC_BASE_URL']);
+const URL_VARIABLES = new Set(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'DATABASE_REPLICA_URL', 'REDIS_URL', 'PUBLIC_BASE_URL']);
 
 /** A URL with its password masked and without query and fragment; nothing of a value that does not parse. */
 function withoutCredentials(value: string): string | undefined {
@@ -269,8 +294,10 @@ function describeGiven(name: string, given: unknown): string {
   if (typeof given !== 'string') return 'set';
   if (SECRET_VARIABLES.has(name)) return `got ${[...given].length} characters, not shown`;
   if (!URL_VARIABLES.has(name)) return `got ${JSON.stringify(given)}`;
-  const shown = withoutCredentials(given);
-  return shown === undefined ? 'got a value that is not a URL, not shown' : `got ${JSON.stringify(shown)}`;
+  const shown = given.split(',').map((url) => withoutCredentials(url.trim()));
+  return shown.includes(undefined)
+    ? 'got a value that is not a URL, not shown'
+    : `got ${JSON.stringify(shown.join(','))}`;
 }
 
 /** Validates the raw environment; throws InvalidEnvironmentError naming each bad variable on its own line. */

@@ -6,7 +6,9 @@ import { DIRECT_SESSION_CONFIG, DirectSession } from './direct-session';
 import { runPendingMigrations } from './migrations';
 import { Notifications } from './notifications';
 import { NAMED_PREPARED_STATEMENTS, PreparedStatements } from './prepared-statements';
+import { REPLICA_SETTINGS, ReplicaReads } from './replica-reads';
 import { UnitOfWork } from './unit-of-work';
+import { WritePositions } from './write-positions';
 
 export interface DatabaseModuleOptions {
   url: string;
@@ -20,6 +22,9 @@ export interface DatabaseModuleOptions {
   poolSize: number;
   statementTimeoutMs: number;
   runMigrations: boolean;
+  /** DATABASE_REPLICA_URL: read replicas (none: every read on `url`), each with a pool of `replicaPoolSize`. */
+  replicaUrls: string[];
+  replicaPoolSize: number;
   /** Data migrations seal device credentials stored before encryption existed. */
   deviceCredentialsKey: Buffer;
 }
@@ -56,8 +61,18 @@ export class DatabaseModule {
         UnitOfWork,
         Notifications,
         PreparedStatements,
+        WritePositions,
+        ReplicaReads,
+        {
+          provide: REPLICA_SETTINGS,
+          useValue: {
+            urls: options.replicaUrls,
+            poolSize: options.replicaPoolSize,
+            database: { entities: options.entities, statementTimeoutMs: options.statementTimeoutMs },
+          },
+        },
       ],
-      exports: [UnitOfWork, Notifications, PreparedStatements, DirectSession],
+      exports: [UnitOfWork, Notifications, PreparedStatements, DirectSession, WritePositions, ReplicaReads],
     };
   }
 }

@@ -58,15 +58,20 @@ export class PreparedStatements {
     this.logger.setContext(PreparedStatements.name);
   }
 
-  async rows<Row extends QueryResultRow>(statement: PreparedStatement, values: unknown[]): Promise<Row[]> {
-    if (!this.named) return this.unnamed<Row>(statement, values);
+  /** On the DataSource's pool, or on `pool` (a read replica's, ReplicaReads). */
+  async rows<Row extends QueryResultRow>(
+    statement: PreparedStatement,
+    values: unknown[],
+    pool: Pool = this.pool,
+  ): Promise<Row[]> {
+    if (!this.named) return this.unnamed<Row>(statement, values, pool);
     try {
-      return await this.run<Row>(statement, values);
+      return await this.run<Row>(statement, values, pool);
     } catch (error) {
       // A migration that changed a column the statement returns (another instance's, during a deploy) makes
       // the connection's prepared plan unusable; the failed connection is closed, so prepare it anew once.
       if ((error as { code?: string }).code !== STALE_PREPARED_PLAN) throw error;
-      return this.run<Row>(statement, values);
+      return this.run<Row>(statement, values, pool);
     }
   }
 
@@ -89,21 +94,23 @@ export class PreparedStatements {
   private async run<Row extends QueryResultRow>(
     statement: PreparedStatement,
     values: unknown[],
+    pool: Pool,
   ): Promise<Row[]> {
     countQuery(statement.text);
-    return (await this.pool.query<Row>({ name: statement.name, text: statement.text, values })).rows;
+    return (await pool.query<Row>({ name: statement.name, text: statement.text, values })).rows;
   }
 
   private async unnamed<Row extends QueryResultRow>(
     statement: PreparedStatement,
     values: unknown[],
+    pool: Pool,
   ): Promise<Row[]> {
     const fn = statement.signature ? await this.functionOf(statement) : undefined;
     const text = fn
       ? `SELECT * FROM ${fn}(${values.map((_, index) => `$${index + 1}`).join(', ')})`
       : statement.text;
     countQuery(text);
-    return (await this.pool.query<Row>(text, values)).rows;
+    return (await pool.query<Row>(text, values)).rows;
   }
 
   private functionOf(statement: PreparedStatement): Promise<string | undefined> {

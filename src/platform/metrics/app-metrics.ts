@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Environment } from '../config/environment';
+import { ReplicaReads } from '../database/replica-reads';
 import { type CommittedEvent, CommittedEvents } from './committed-events';
 
 /** What pg's Pool exposes about its connections (TypeORM's postgres driver keeps it as `master`). */
@@ -71,8 +72,10 @@ export class AppMetrics implements OnModuleInit {
   constructor(
     config: ConfigService<Environment, true>,
     @InjectDataSource() private readonly dataSource: DataSource,
+    replicaReads: ReplicaReads,
   ) {
     this.enabled = config.get('METRICS_PORT', { infer: true }) > 0;
+    this.registry.registerMetric(replicaReads.reads);
     if (this.enabled) collectDefaultMetrics({ register: this.registry });
     const pool = () => (dataSource.driver as unknown as { master?: PoolCounts }).master;
     const poolGauge = (name: string, help: string, read: (counts: PoolCounts) => number) =>
