@@ -37,6 +37,8 @@ interface Options {
   warmup: number;
   concurrency: number;
   only?: RegExp;
+  /** The compiled app to run: dist/main.js, or another build's (to compare two versions on one load). */
+  app: string;
 }
 
 interface Request {
@@ -74,6 +76,7 @@ function parseOptions(): Options {
       warmup: { type: 'string', default: '100' },
       concurrency: { type: 'string', default: '4' },
       only: { type: 'string' },
+      app: { type: 'string', default: 'dist/main.js' },
     },
   });
   return {
@@ -82,18 +85,56 @@ function parseOptions(): Options {
     warmup: Number(values.warmup),
     concurrency: Number(values.concurrency),
     only: values.only ? new RegExp(values.only) : undefined,
+    app: values.app,
   };
 }
 
-/** CPU time used so far by a process (utime + stime), in ms; 0 once it has gone. */
-function cpuMsOf(pid: number): number {
+/** CPU time used so far by a process (utime + stime), in ms; undefined once it has gone. */
+function cpuMsOf(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS_PER_SECOND);
   } catch {
-    return 0;
+    return undefined;
   }
+}
+
+/**
+ * The CPU the app's backends spend while `work` runs: the children of the postmaster whose title names the
+ * app's role and database (`postgres: <user> <database> ...`), sampled every 20 ms, so a connection the pool
+ * opens or closes meanwhile counts for the time it was seen.
+ */
+async function backendCpuMs(postmaster: number, title: string, work: () => Promise<void>): Promise<number> {
+  const seen = new Map<number, { first: number; last: number }>();
+  const sample = (initial: boolean) => {
+    const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8')
+      .trim()
+      .split(' ');
+    for (const pid of children.map(Number).filter(Boolean)) {
+      let cmdline: string;
+      try {
+        cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      if (!cmdline.startsWith(title)) continue;
+      const cpu = cpuMsOf(pid);
+      if (cpu === undefined) continue;
+      const known = seen.get(pid);
+      if (known) known.last = cpu;
+      else seen.set(pid, { first: initial ? cpu : 0, last: cpu });
+    }
+  };
+  sample(true);
+  const timer = setInterval(() => sample(false), 20);
+  try {
+    await work();
+  } finally {
+    clearInterval(timer);
+  }
+  sample(false);
+  return [...seen.values()].reduce((sum, { first, last }) => sum + last - first, 0);
 }
 
 /** Sends the requests, `concurrency` at a time; any non-2xx answer stops the bench. */
@@ -188,7 +229,7 @@ async function main(): Promise<void> {
 
     app = await startServer(
       'app',
-      ['dist/main.js'],
+      [options.app],
       APP_PORT,
       {
         ...appEnvironment(url, BENCH_DEVICE_CREDENTIALS_KEY),
@@ -264,13 +305,13 @@ async function main(): Promise<void> {
       },
     ];
 
-    const appBackends = async () =>
-      (
-        await observer.query<{ pid: number }>(
-          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND usename <> $1 AND backend_type = 'client backend'`,
-          [OBSERVER],
-        )
-      ).rows.map((row) => row.pid);
+    const { rows: backend } = await observer.query<{ pid: number; database: string }>(
+      'SELECT pg_backend_pid() AS pid, current_database() AS database',
+    );
+    const postmaster = Number(
+      readFileSync(`/proc/${backend[0].pid}/stat`, 'utf8').split(') ')[1].split(' ')[1],
+    );
+    const appTitle = `postgres: ${new URL(url).username || 'postgres'} ${backend[0].database} `;
 
     const measure = async (kind: Kind): Promise<Figures> => {
       const count = options.requests;
@@ -278,11 +319,9 @@ async function main(): Promise<void> {
       else await kind.run!(Math.min(options.warmup, 40));
       const requests = kind.requests ? kind.requests(count) : [];
       await observer.query('SELECT pg_stat_statements_reset()');
-      const cpuBefore = new Map((await appBackends()).map((pid) => [pid, cpuMsOf(pid)]));
-      if (kind.requests) await send(server.baseUrl, requests, options.concurrency);
-      else await kind.run!(count);
-      const pids = new Set([...cpuBefore.keys(), ...(await appBackends())]);
-      const cpuMs = [...pids].reduce((sum, pid) => sum + cpuMsOf(pid) - (cpuBefore.get(pid) ?? 0), 0);
+      const cpuMs = await backendCpuMs(postmaster, appTitle, () =>
+        kind.requests ? send(server.baseUrl, requests, options.concurrency) : kind.run!(count),
+      );
       const { rows } = await observer.query<{ query: string; calls: string; plan: number; exec: number }>(
         `SELECT s.query, s.calls, s.total_plan_time AS plan, s.total_exec_time AS exec
          FROM pg_stat_statements s JOIN pg_roles r ON r.oid = s.userid
