@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { QueryResultRow } from 'pg';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import type { AuditRow } from '../../audit/audit-row';
 import { appendAuditSql } from '../../audit/audit-sql';
@@ -42,6 +44,13 @@ interface PlacedRow {
   version: number;
 }
 
+/** The SQL type a list parameter is cast to: integers (ids, the window), datetimes, else text. */
+function sqlTypeOf(value: unknown): string {
+  if (typeof value === 'number') return 'bigint';
+  if (value instanceof Date) return 'timestamptz';
+  return 'text';
+}
+
 @Injectable()
 export class OrdersRepository {
   /** The placement statement (see `place`), built once from the entity's column names. */
@@ -51,6 +60,10 @@ export class OrdersRepository {
    * Built on first use, once every module has contributed its fields to the order view.
    */
   private orderTextOfCompany?: PreparedStatement;
+  /** The same as an object, in a partner's write (its read-back) or its transaction. */
+  private orderOfCompany?: PreparedStatement;
+  /** Logistics' read of any order: the read-back after each logistics write. */
+  private orderById?: PreparedStatement;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -157,10 +170,15 @@ export class OrdersRepository {
     companyId: number,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<OrderJsonRow<OrderResponse> | null> {
-    const rows: OrderJsonRow<OrderResponse>[] = await manager.query(
-      `SELECT ${orderJsonSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
-      [id, companyId, this.formats.timeZone],
-    );
+    this.orderOfCompany ??= {
+      name: 'order_json_of_company',
+      text: `SELECT ${orderJsonSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
+    };
+    const rows = await this.prepared.rowsOn<OrderJsonRow<OrderResponse>>(manager, this.orderOfCompany, [
+      id,
+      companyId,
+      this.formats.timeZone,
+    ]);
     return rows[0] ?? null;
   }
 
@@ -180,10 +198,14 @@ export class OrdersRepository {
 
   /** Logistics works across companies: any order by id, as its response object. */
   async findJsonById(id: number): Promise<OrderJsonRow<OrderResponse> | null> {
-    const rows: OrderJsonRow<OrderResponse>[] = await this.dataSource.query(
-      `SELECT ${orderJsonSelect('o', '$2', 'comments')} FROM orders o WHERE o.id = $1`,
-      [id, this.formats.timeZone],
-    );
+    this.orderById ??= {
+      name: 'order_json_by_id',
+      text: `SELECT ${orderJsonSelect('o', '$2', 'comments')} FROM orders o WHERE o.id = $1`,
+    };
+    const rows = await this.prepared.rows<OrderJsonRow<OrderResponse>>(this.orderById, [
+      id,
+      this.formats.timeZone,
+    ]);
     return rows[0] ?? null;
   }
 
@@ -195,6 +217,7 @@ export class OrdersRepository {
       .orderBy('o.created_at', 'ASC')
       .addOrderBy('o.id', 'ASC');
     return this.pageAsJson(
+      'orders_queue',
       page,
       offset,
       limit,
@@ -223,6 +246,7 @@ export class OrdersRepository {
   list(companyId: number, filter: OrderFilter, offset: number, limit: number): Promise<OrderJsonTextRow[]> {
     const query = this.filtered(companyId, filter).orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'DESC');
     return this.pageAsJson(
+      'orders_list',
       query,
       offset,
       limit,
@@ -245,8 +269,8 @@ export class OrdersRepository {
     if (filter.updatedTo) query.andWhere('o.updated_at <= :updatedTo', { updatedTo: filter.updatedTo });
     if (filter.orderType) query.andWhere('o.order_type = :orderType', { orderType: filter.orderType });
     if (filter.state) query.andWhere('o.state = :state', { state: filter.state });
-    const tracking = (condition: string) =>
-      `EXISTS (SELECT 1 FROM trackings t WHERE t.company_id = o.company_id AND t.order_id = o.id AND ${condition})`;
+    const tracking = (condition: string, tail = '') =>
+      `EXISTS (SELECT 1 FROM trackings t WHERE t.company_id = o.company_id AND t.order_id = o.id AND ${condition}${tail})`;
     if (filter.trackingNumber !== undefined) {
       query.andWhere(tracking('t.tracking_number = :trackingNumber'), {
         trackingNumber: filter.trackingNumber,
@@ -260,7 +284,10 @@ export class OrdersRepository {
       const bounds = ['t.delivery_date IS NOT NULL'];
       if (filter.deliveredFrom) bounds.push('t.delivery_date >= :deliveredFrom');
       if (filter.deliveredTo) bounds.push('t.delivery_date <= :deliveredTo');
-      query.andWhere(tracking(bounds.join(' AND ')), {
+      // OFFSET 0 keeps the EXISTS a check of each order (PostgreSQL never turns a subquery with OFFSET into a
+      // join): the orders are read newest first along orders_company_created_idx until the page is full,
+      // never the company's whole history hashed against the window and sorted for one page.
+      query.andWhere(tracking(bounds.join(' AND '), ' OFFSET 0'), {
         deliveredFrom: filter.deliveredFrom,
         deliveredTo: filter.deliveredTo,
       });
@@ -270,20 +297,27 @@ export class OrdersRepository {
 
   /**
    * One statement: the page of orders the query selects, each built into its response object (children
-   * included) by PostgreSQL for the page's rows only.
+   * included) by PostgreSQL for the page's rows only. Prepared: the text depends only on which filters are
+   * given, so each combination is planned once per connection, then run by name (`prefix` and a digest of
+   * the text). Every value of the selection, the window included, reaches the planner as an initplan
+   * (`(SELECT $n::type)`), so a custom plan knows no more than the generic one and PostgreSQL keeps the
+   * generic plan after its five trial runs: seeing the largest company's statistics or the page size, a
+   * custom plan would always cost less on paper, and every page would be planned anew.
    */
-  private async pageAsJson<Row>(
+  private async pageAsJson<Row extends QueryResultRow>(
+    prefix: string,
     page: SelectQueryBuilder<Order>,
     offset: number,
     limit: number,
     select: (zone: string) => string,
     order: string,
   ): Promise<Row[]> {
-    const [sql, parameters] = page.select('o.*').offset(offset).limit(limit).getQueryAndParameters();
-    const zone = `$${parameters.length + 1}`;
-    return this.dataSource.query(`SELECT ${select(zone)} FROM (${sql}) p ORDER BY ${order}`, [
-      ...(parameters as unknown[]),
-      this.formats.timeZone,
-    ]);
+    const [sql, parameters] = page.select('o.*').getQueryAndParameters();
+    const values = [...(parameters as unknown[]), limit, offset];
+    const hidden = (position: number) => `(SELECT $${position}::${sqlTypeOf(values[position - 1])})`;
+    const selection = `${sql.replace(/\$(\d+)/g, (_, position: string) => hidden(Number(position)))} LIMIT ${hidden(values.length - 1)} OFFSET ${hidden(values.length)}`;
+    const text = `SELECT ${select(`$${values.length + 1}`)} FROM (${selection}) p ORDER BY ${order}`;
+    const name = `${prefix}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+    return this.prepared.rows<Row>({ name, text }, [...values, this.formats.timeZone]);
   }
 }
