@@ -64,6 +64,9 @@ export class OrdersRepository {
   private orderOfCompany?: PreparedStatement;
   /** Logistics' read of any order: the read-back after each logistics write. */
   private orderById?: PreparedStatement;
+  /** The order row locked for a write (see `lockOfCompany` and `lockById`), prepared like the reads. */
+  private lockOfCompanyStatement?: PreparedStatement;
+  private lockByIdStatement?: PreparedStatement;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -151,13 +154,31 @@ export class OrdersRepository {
   }
 
   /** The same, locked until the transaction ends: updates, cancels and logistics writes are serialised. */
-  lockOfCompany(manager: EntityManager, id: number, companyId: number): Promise<Order | null> {
-    return manager.findOne(Order, { where: { id, companyId }, lock: { mode: 'pessimistic_write' } });
+  async lockOfCompany(manager: EntityManager, id: number, companyId: number): Promise<Order | null> {
+    this.lockOfCompanyStatement ??= {
+      name: 'orders_lock_of_company',
+      text: `SELECT ${this.orderColumns()} FROM orders WHERE id = $1 AND company_id = $2 FOR UPDATE`,
+    };
+    const [row] = await this.prepared.rowsOn<Order>(manager, this.lockOfCompanyStatement, [id, companyId]);
+    return row ? Object.assign(new Order(), row) : null;
   }
 
   /** Logistics works across companies: the order by id alone, locked until the transaction ends. */
-  lockById(manager: EntityManager, id: number): Promise<Order | null> {
-    return manager.findOne(Order, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  async lockById(manager: EntityManager, id: number): Promise<Order | null> {
+    this.lockByIdStatement ??= {
+      name: 'orders_lock_by_id',
+      text: `SELECT ${this.orderColumns()} FROM orders WHERE id = $1 FOR UPDATE`,
+    };
+    const [row] = await this.prepared.rowsOn<Order>(manager, this.lockByIdStatement, [id]);
+    return row ? Object.assign(new Order(), row) : null;
+  }
+
+  /** Every column of the order row, named by its Order property: a row that is the entity's values. */
+  private orderColumns(): string {
+    return this.dataSource
+      .getMetadata(Order)
+      .columns.map((column) => `${column.databaseName} AS "${column.propertyName}"`)
+      .join(', ');
   }
 
   findById(id: number, manager: EntityManager = this.dataSource.manager): Promise<Order | null> {
@@ -269,25 +290,27 @@ export class OrdersRepository {
     if (filter.updatedTo) query.andWhere('o.updated_at <= :updatedTo', { updatedTo: filter.updatedTo });
     if (filter.orderType) query.andWhere('o.order_type = :orderType', { orderType: filter.orderType });
     if (filter.state) query.andWhere('o.state = :state', { state: filter.state });
-    const tracking = (condition: string, tail = '') =>
-      `EXISTS (SELECT 1 FROM trackings t WHERE t.company_id = o.company_id AND t.order_id = o.id AND ${condition}${tail})`;
+    const tracking = (condition: string) =>
+      `EXISTS (SELECT 1 FROM trackings t WHERE t.company_id = o.company_id AND t.order_id = o.id AND ${condition})`;
     if (filter.trackingNumber !== undefined) {
       query.andWhere(tracking('t.tracking_number = :trackingNumber'), {
         trackingNumber: filter.trackingNumber,
       });
     }
+    // A delivery condition holds for many orders of any age: OFFSET 0 keeps its EXISTS a check of each order
+    // (PostgreSQL never turns a subquery with OFFSET into a join), so the orders are read newest first along
+    // orders_company_created_idx until the page is full, never the company's whole history of trackings
+    // hashed and joined for one page.
+    const delivery = (condition: string) => tracking(`${condition} OFFSET 0`);
     if (filter.delivered !== undefined) {
-      const delivered = tracking('t.delivery_date IS NOT NULL');
+      const delivered = delivery('t.delivery_date IS NOT NULL');
       query.andWhere(filter.delivered ? delivered : `NOT ${delivered}`);
     }
     if (filter.deliveredFrom || filter.deliveredTo) {
       const bounds = ['t.delivery_date IS NOT NULL'];
       if (filter.deliveredFrom) bounds.push('t.delivery_date >= :deliveredFrom');
       if (filter.deliveredTo) bounds.push('t.delivery_date <= :deliveredTo');
-      // OFFSET 0 keeps the EXISTS a check of each order (PostgreSQL never turns a subquery with OFFSET into a
-      // join): the orders are read newest first along orders_company_created_idx until the page is full,
-      // never the company's whole history hashed against the window and sorted for one page.
-      query.andWhere(tracking(bounds.join(' AND '), ' OFFSET 0'), {
+      query.andWhere(delivery(bounds.join(' AND ')), {
         deliveredFrom: filter.deliveredFrom,
         deliveredTo: filter.deliveredTo,
       });
