@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In } from 'typeorm';
+import { type PreparedStatement, PreparedStatements } from '../platform/database/prepared-statements';
 import { AppMetrics } from '../platform/metrics/app-metrics';
 import { subjectTypeOf } from './event-catalog';
 import { deliveriesSql } from './outbox-sql';
@@ -13,11 +14,25 @@ export interface FeedPosition {
   id: string;
 }
 
+/** The events of one change and their pending deliveries (see `insert`), prepared: one text whatever the number of events. */
+const INSERT_EVENTS: PreparedStatement = {
+  name: 'events_insert',
+  text: `WITH inserted AS (
+       INSERT INTO events (company_id, subject_type, order_id, type, data, transaction_id)
+       SELECT $1::integer, draft.subject_type, $2::integer, draft.type, draft.data, pg_current_xact_id()::text::bigint
+       FROM unnest($3::varchar[], $4::varchar[], $5::json[]) WITH ORDINALITY AS draft(subject_type, type, data, position)
+       ORDER BY draft.position
+       RETURNING id
+     )
+     ${deliveriesSql('inserted', '$1')}`,
+};
+
 @Injectable()
 export class EventsRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly metrics: AppMetrics,
+    private readonly prepared: PreparedStatements,
   ) {}
 
   /**
@@ -32,23 +47,13 @@ export class EventsRepository {
     drafts: EventDraft[],
   ): Promise<void> {
     if (drafts.length === 0) return;
-    await manager.query(
-      `WITH inserted AS (
-         INSERT INTO events (company_id, subject_type, order_id, type, data, transaction_id)
-         SELECT $1::integer, draft.subject_type, $2::integer, draft.type, draft.data, pg_current_xact_id()::text::bigint
-         FROM unnest($3::varchar[], $4::varchar[], $5::json[]) WITH ORDINALITY AS draft(subject_type, type, data, position)
-         ORDER BY draft.position
-         RETURNING id
-       )
-       ${deliveriesSql('inserted', '$1')}`,
-      [
-        companyId,
-        subjectId,
-        drafts.map((draft) => subjectTypeOf(draft.type)),
-        drafts.map((draft) => draft.type),
-        drafts.map((draft) => JSON.stringify(draft.data)),
-      ],
-    );
+    await this.prepared.rowsOn(manager, INSERT_EVENTS, [
+      companyId,
+      subjectId,
+      drafts.map((draft) => subjectTypeOf(draft.type)),
+      drafts.map((draft) => draft.type),
+      drafts.map((draft) => JSON.stringify(draft.data)),
+    ]);
     this.written(manager, drafts);
   }
 

@@ -1,12 +1,14 @@
+import { createHash } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { QueryResultRow } from 'pg';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import type { AuditRow } from '../../audit/audit-row';
 import { appendAuditSql } from '../../audit/audit-sql';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { DeviceCredentials } from '../../platform/formats/device-credentials';
 import { type PreparedStatement, PreparedStatements } from '../../platform/database/prepared-statements';
-import { ReplicaReads } from '../../platform/database/replica-reads';
+import { type ReadTarget, ReplicaReads } from '../../platform/database/replica-reads';
 import { appendEventsSql, deliveriesSql } from '../../outbox/outbox-sql';
 import { ORDER_SUBJECT_TYPE, type OrderEventType, placedDataSql } from '../events/order-events';
 import type { OrderResponse } from '../dto/order.response';
@@ -43,6 +45,13 @@ interface PlacedRow {
   version: number;
 }
 
+/** The SQL type a list parameter is cast to: integers (ids, the window), datetimes, else text. */
+function sqlTypeOf(value: unknown): string {
+  if (typeof value === 'number') return 'bigint';
+  if (value instanceof Date) return 'timestamptz';
+  return 'text';
+}
+
 @Injectable()
 export class OrdersRepository {
   /** The placement statement (see `place`), built once from the entity's column names. */
@@ -52,6 +61,13 @@ export class OrdersRepository {
    * Built on first use, once every module has contributed its fields to the order view.
    */
   private orderTextOfCompany?: PreparedStatement;
+  /** The same as an object, in a partner's write (its read-back) or its transaction. */
+  private orderOfCompany?: PreparedStatement;
+  /** Logistics' read of any order: the read-back after each logistics write. */
+  private orderById?: PreparedStatement;
+  /** The order row locked for a write (see `lockOfCompany` and `lockById`), prepared like the reads. */
+  private lockOfCompanyStatement?: PreparedStatement;
+  private lockByIdStatement?: PreparedStatement;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -140,13 +156,31 @@ export class OrdersRepository {
   }
 
   /** The same, locked until the transaction ends: updates, cancels and logistics writes are serialised. */
-  lockOfCompany(manager: EntityManager, id: number, companyId: number): Promise<Order | null> {
-    return manager.findOne(Order, { where: { id, companyId }, lock: { mode: 'pessimistic_write' } });
+  async lockOfCompany(manager: EntityManager, id: number, companyId: number): Promise<Order | null> {
+    this.lockOfCompanyStatement ??= {
+      name: 'orders_lock_of_company',
+      text: `SELECT ${this.orderColumns()} FROM orders WHERE id = $1 AND company_id = $2 FOR UPDATE`,
+    };
+    const [row] = await this.prepared.rowsOn<Order>(manager, this.lockOfCompanyStatement, [id, companyId]);
+    return row ? Object.assign(new Order(), row) : null;
   }
 
   /** Logistics works across companies: the order by id alone, locked until the transaction ends. */
-  lockById(manager: EntityManager, id: number): Promise<Order | null> {
-    return manager.findOne(Order, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  async lockById(manager: EntityManager, id: number): Promise<Order | null> {
+    this.lockByIdStatement ??= {
+      name: 'orders_lock_by_id',
+      text: `SELECT ${this.orderColumns()} FROM orders WHERE id = $1 FOR UPDATE`,
+    };
+    const [row] = await this.prepared.rowsOn<Order>(manager, this.lockByIdStatement, [id]);
+    return row ? Object.assign(new Order(), row) : null;
+  }
+
+  /** Every column of the order row, named by its Order property: a row that is the entity's values. */
+  private orderColumns(): string {
+    return this.dataSource
+      .getMetadata(Order)
+      .columns.map((column) => `${column.databaseName} AS "${column.propertyName}"`)
+      .join(', ');
   }
 
   findById(id: number, manager: EntityManager = this.dataSource.manager): Promise<Order | null> {
@@ -159,10 +193,15 @@ export class OrdersRepository {
     companyId: number,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<OrderJsonRow<OrderResponse> | null> {
-    const rows: OrderJsonRow<OrderResponse>[] = await manager.query(
-      `SELECT ${orderJsonSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
-      [id, companyId, this.formats.timeZone],
-    );
+    this.orderOfCompany ??= {
+      name: 'order_json_of_company',
+      text: `SELECT ${orderJsonSelect('o', '$3', 'comments')} FROM orders o WHERE o.id = $1 AND o.company_id = $2`,
+    };
+    const rows = await this.prepared.rowsOn<OrderJsonRow<OrderResponse>>(manager, this.orderOfCompany, [
+      id,
+      companyId,
+      this.formats.timeZone,
+    ]);
     return rows[0] ?? null;
   }
 
@@ -185,10 +224,14 @@ export class OrdersRepository {
 
   /** Logistics works across companies: any order by id, as its response object. */
   async findJsonById(id: number): Promise<OrderJsonRow<OrderResponse> | null> {
-    const rows: OrderJsonRow<OrderResponse>[] = await this.dataSource.query(
-      `SELECT ${orderJsonSelect('o', '$2', 'comments')} FROM orders o WHERE o.id = $1`,
-      [id, this.formats.timeZone],
-    );
+    this.orderById ??= {
+      name: 'order_json_by_id',
+      text: `SELECT ${orderJsonSelect('o', '$2', 'comments')} FROM orders o WHERE o.id = $1`,
+    };
+    const rows = await this.prepared.rows<OrderJsonRow<OrderResponse>>(this.orderById, [
+      id,
+      this.formats.timeZone,
+    ]);
     return rows[0] ?? null;
   }
 
@@ -200,7 +243,8 @@ export class OrdersRepository {
       .orderBy('o.created_at', 'ASC')
       .addOrderBy('o.id', 'ASC');
     return this.pageAsJson(
-      this.dataSource.manager,
+      (statement, values) => this.prepared.rows(statement, values),
+      'orders_queue',
       page,
       offset,
       limit,
@@ -228,9 +272,10 @@ export class OrdersRepository {
    */
   list(companyId: number, filter: OrderFilter, offset: number, limit: number): Promise<OrderJsonTextRow[]> {
     const query = this.filtered(companyId, filter).orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'DESC');
-    return this.reads.read(companyId, ({ manager }) =>
+    return this.reads.read(companyId, (target) =>
       this.pageAsJson(
-        manager,
+        target.rows,
+        'orders_list',
         query,
         offset,
         limit,
@@ -261,15 +306,20 @@ export class OrdersRepository {
         trackingNumber: filter.trackingNumber,
       });
     }
+    // A delivery condition holds for many orders of any age: OFFSET 0 keeps its EXISTS a check of each order
+    // (PostgreSQL never turns a subquery with OFFSET into a join), so the orders are read newest first along
+    // orders_company_created_idx until the page is full, never the company's whole history of trackings
+    // hashed and joined for one page.
+    const delivery = (condition: string) => tracking(`${condition} OFFSET 0`);
     if (filter.delivered !== undefined) {
-      const delivered = tracking('t.delivery_date IS NOT NULL');
+      const delivered = delivery('t.delivery_date IS NOT NULL');
       query.andWhere(filter.delivered ? delivered : `NOT ${delivered}`);
     }
     if (filter.deliveredFrom || filter.deliveredTo) {
       const bounds = ['t.delivery_date IS NOT NULL'];
       if (filter.deliveredFrom) bounds.push('t.delivery_date >= :deliveredFrom');
       if (filter.deliveredTo) bounds.push('t.delivery_date <= :deliveredTo');
-      query.andWhere(tracking(bounds.join(' AND ')), {
+      query.andWhere(delivery(bounds.join(' AND ')), {
         deliveredFrom: filter.deliveredFrom,
         deliveredTo: filter.deliveredTo,
       });
@@ -279,21 +329,28 @@ export class OrdersRepository {
 
   /**
    * One statement: the page of orders the query selects, each built into its response object (children
-   * included) by PostgreSQL for the page's rows only.
+   * included) by PostgreSQL for the page's rows only. Prepared: the text depends only on which filters are
+   * given, so each combination is planned once per connection, then run by name (`prefix` and a digest of
+   * the text). Every value of the selection, the window included, reaches the planner as an initplan
+   * (`(SELECT $n::type)`), so a custom plan knows no more than the generic one and PostgreSQL keeps the
+   * generic plan after its five trial runs: seeing the largest company's statistics or the page size, a
+   * custom plan would always cost less on paper, and every page would be planned anew.
    */
-  private async pageAsJson<Row>(
-    manager: EntityManager,
+  private async pageAsJson<Row extends QueryResultRow>(
+    rows: ReadTarget['rows'],
+    prefix: string,
     page: SelectQueryBuilder<Order>,
     offset: number,
     limit: number,
     select: (zone: string) => string,
     order: string,
   ): Promise<Row[]> {
-    const [sql, parameters] = page.select('o.*').offset(offset).limit(limit).getQueryAndParameters();
-    const zone = `$${parameters.length + 1}`;
-    return manager.query(`SELECT ${select(zone)} FROM (${sql}) p ORDER BY ${order}`, [
-      ...(parameters as unknown[]),
-      this.formats.timeZone,
-    ]);
+    const [sql, parameters] = page.select('o.*').getQueryAndParameters();
+    const values = [...(parameters as unknown[]), limit, offset];
+    const hidden = (position: number) => `(SELECT $${position}::${sqlTypeOf(values[position - 1])})`;
+    const selection = `${sql.replace(/\$(\d+)/g, (_, position: string) => hidden(Number(position)))} LIMIT ${hidden(values.length - 1)} OFFSET ${hidden(values.length)}`;
+    const text = `SELECT ${select(`$${values.length + 1}`)} FROM (${selection}) p ORDER BY ${order}`;
+    const name = `${prefix}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+    return rows<Row>({ name, text }, [...values, this.formats.timeZone]);
   }
 }
