@@ -29,4 +29,13 @@ export class AuditRepository {
       take: limit,
     });
   }
+
+  /** The newest `limit` changes to one object, newest first (audit_events_target_idx). */
+  ofTarget(targetType: string, targetId: string, limit: number): Promise<AuditEvent[]> {
+    return this.dataSource.manager.find(AuditEvent, {
+      where: { targetType, targetId },
+      order: { id: 'DESC' },
+      take: limit,
+    });
+  }
 }

@@ -39,4 +39,9 @@ export class EventsService {
     if (after !== undefined && !position) throw fieldError('after', 'No event of yours has this id.');
     return this.events.feed(companyId, position, FEED_PAGE_SIZE);
   }
+
+  /** The newest `limit` events about one subject (an order, say), newest first, without their data. */
+  ofSubject(subjectType: string, subjectId: number, limit: number): Promise<Omit<StoredEvent, 'data'>[]> {
+    return this.events.ofSubject(subjectType, subjectId, limit);
+  }
 }
