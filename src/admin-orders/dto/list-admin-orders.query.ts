@@ -1,26 +1,27 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiPropertyOptional, PickType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsOptional, IsString, Matches } from 'class-validator';
-import { IsApiDateTime } from '../../kernel/api-datetime.validator';
+import { IsOptional, IsString, Matches } from 'class-validator';
 import { DbInteger } from '../../kernel/db-integer.validator';
-import { PageQuery } from '../../kernel/pagination';
 import { toInteger } from '../../kernel/transforms';
-import { ORDER_STATES, type OrderState } from '../../orders/order-state';
+import { ListOrdersQuery } from '../../orders/http/dto/list-orders.query';
 
-/** An administrator's search for orders across companies (CONTRACT §6); every filter combined with AND. */
-export class ListAdminOrdersQuery extends PageQuery {
+/**
+ * An administrator's search for orders across companies (CONTRACT §6); every filter combined with AND. The
+ * page, the order id, the state and the created range are the partner list's own parameters, with its rules.
+ */
+export class ListAdminOrdersQuery extends PickType(ListOrdersQuery, [
+  'page',
+  'per_page',
+  'order_id',
+  'state',
+  'created_from',
+  'created_to',
+] as const) {
   /** Only this company's orders. @example 1 */
   @IsOptional()
   @Transform(toInteger)
   @DbInteger('No company has this id.')
   company_id?: number;
-
-  /** The order id (digits). @example "123" */
-  @ApiPropertyOptional({ maxLength: 20 })
-  @Matches(/^\d{1,20}$/, { message: 'The order id must be a number.' })
-  @IsString({ message: 'The order id must be a number.' })
-  @IsOptional()
-  order_id?: string;
 
   /**
    * The order reference a partner reads out: the site, a dash and the order id (any case, leading zeros
@@ -33,19 +34,4 @@ export class ListAdminOrdersQuery extends PageQuery {
   @IsString({ message: 'The order reference must be a string, like SK-0000123.' })
   @IsOptional()
   order_ref?: string;
-
-  /** @example "PLACED" */
-  @IsIn(ORDER_STATES, { message: `The selected state is invalid: use ${ORDER_STATES.join(', ')}.` })
-  @IsOptional()
-  state?: OrderState;
-
-  /** Orders placed at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). @example "2026-11-01" */
-  @IsApiDateTime()
-  @IsOptional()
-  created_from?: string;
-
-  /** Orders placed up to and including. @example "2026-11-30T23:59:59" */
-  @IsApiDateTime()
-  @IsOptional()
-  created_to?: string;
 }
