@@ -352,7 +352,10 @@ describe('the generated TypeScript client', () => {
   });
 
   it('drives the admin order lookup', async () => {
-    const id = await place();
+    const plain = await ok(
+      admin.POST('/api/v2/admin/products', { body: { name: unique('Terminal'), variations: [] } }),
+    );
+    const id = await place({ product_id: plain.data.id });
     const read = await ok(partner.GET('/api/v2/order/{id}', { params: { path: { id } } }));
     const found = await ok(
       admin.GET('/api/v2/admin/orders', {
