@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
+import { AdminOrdersModule } from './admin-orders/admin-orders.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './platform/http/exception.filter';
@@ -41,6 +42,7 @@ export const FEATURES = [
   EventsModule,
   WebhooksModule,
   SandboxModule,
+  AdminOrdersModule,
 ];
 
 @Module({})

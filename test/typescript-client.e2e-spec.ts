@@ -364,6 +364,27 @@ describe('the generated TypeScript client', () => {
     expect((await ok(admin.GET('/health/ready', {}))).data.info.database).toMatchObject({ status: 'up' });
   });
 
+  it('drives the admin order lookup', async () => {
+    const plain = await ok(
+      admin.POST('/api/v2/admin/products', { body: { name: unique('Terminal'), variations: [] } }),
+    );
+    const id = await place({ product_id: plain.data.id });
+    const read = await ok(partner.GET('/api/v2/order/{id}', { params: { path: { id } } }));
+    const found = await ok(
+      admin.GET('/api/v2/admin/orders', {
+        params: { query: { order_ref: read.data.order_ref, company_id: companyId, state: 'PLACED' } },
+      }),
+    );
+    expect(found.data.data.map(({ order, company }) => [order.order_id, company.id])).toEqual([
+      [id, companyId],
+    ]);
+    const order = await ok(admin.GET('/api/v2/admin/orders/{id}', { params: { path: { id } } }));
+    expect(order.data.order).toEqual(read.data);
+    expect(order.data.timeline.map(({ kind, audit, event }) => audit?.action ?? event?.type ?? kind)).toEqual(
+      ['order.placed', 'order.placed'],
+    );
+  });
+
   it('has called every operation of the document', async () => {
     const document = (await (await fetch(`${service.url}/api/docs-json`)).json()) as {
       paths: Record<string, Record<string, unknown>>;

@@ -152,6 +152,69 @@ export interface AuditEvent {
   changed_fields: string[];
 }
 
+export interface OrderCompany {
+  id: number;
+  name: string;
+  site: string;
+}
+
+/** The order object as the partner API returns it (only what the console shows is typed). */
+export interface Order {
+  order_id: number;
+  order_ref: string;
+  created_at: string;
+  updated_at: string;
+  state: string;
+  order_type: string;
+  test: boolean;
+  first_name: string;
+  last_name: string;
+  consignee: string;
+  email: string;
+  city: string;
+}
+
+export interface AdminOrderListItem {
+  order: Order;
+  company: OrderCompany;
+}
+
+export interface TimelineDelivery {
+  id: number;
+  endpoint_id: number;
+  endpoint_url: string;
+  status: Delivery['status'];
+  attempt_count: number;
+  last_attempt?: {
+    attempted_at: string;
+    status_code: number | null;
+    duration_ms: number;
+    error: string | null;
+  };
+}
+
+export interface TimelineEntry {
+  kind: 'audit' | 'event';
+  at: string;
+  audit?: {
+    id: number;
+    action: string;
+    changed_fields: string[];
+    user_name: string;
+    token_id: number | null;
+    token_role: Token['role'] | null;
+    request_id: string | null;
+  };
+  event?: { id: string; type: string; deliveries: TimelineDelivery[] };
+}
+
+export interface AdminOrder {
+  order: Order;
+  company: OrderCompany;
+  timeline: TimelineEntry[];
+  timeline_truncated: boolean;
+}
+
 /** A query string from the values that are set. */
 export function query(values: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();

@@ -1,8 +1,9 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { session, whenTokenRefused } from './api';
+import { query, session, whenTokenRefused } from './api';
 import { Audit, type AuditFilter } from './screens/audit';
 import { Companies } from './screens/companies';
+import { ORDER_FILTER_KEYS, type OrderFilter, Orders, OrderScreen } from './screens/orders';
 import { Products } from './screens/products';
 import { SignIn } from './screens/sign-in';
 import { Tokens } from './screens/tokens';
@@ -35,6 +36,23 @@ function Screen({ path, params }: { path: string; params: URLSearchParams }) {
     );
   }
   if (path === '/products') return <Products />;
+  const orderScreen = /^\/orders\/(\d+)$/.exec(path);
+  if (orderScreen) return <OrderScreen key={orderScreen[1]} orderId={Number(orderScreen[1])} />;
+  if (path === '/orders') {
+    const filter: OrderFilter = Object.fromEntries(
+      ORDER_FILTER_KEYS.flatMap((key) => (params.get(key) ? [[key, params.get(key)!]] : [])),
+    );
+    return (
+      <Orders
+        key={params.toString()}
+        filter={filter}
+        onFilter={(next) => {
+          const search = query(next);
+          location.hash = `/orders${search}`;
+        }}
+      />
+    );
+  }
   if (path === '/audit') {
     const filter: AuditFilter = {
       company_id: params.get('company_id') ?? undefined,
@@ -59,6 +77,7 @@ function Screen({ path, params }: { path: string; params: URLSearchParams }) {
 const NAVIGATION = [
   ['/companies', 'Companies'],
   ['/products', 'Products'],
+  ['/orders', 'Orders'],
   ['/audit', 'Audit trail'],
 ] as const;
 

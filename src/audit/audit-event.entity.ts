@@ -4,6 +4,7 @@ import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedCo
 @Entity('audit_events')
 @Index('audit_events_company_id_idx', ['companyId', 'id'])
 @Index('audit_events_token_id_idx', ['tokenId', 'id'])
+@Index('audit_events_target_idx', ['targetType', 'targetId', 'id'])
 export class AuditEvent {
   @PrimaryGeneratedColumn({ primaryKeyConstraintName: 'audit_events_pkey' })
   id!: number;

@@ -26,4 +26,13 @@ export class AuditRepository {
       manager.find(AuditEvent, { where, order: { id: 'DESC' }, skip: offset, take: limit }),
     );
   }
+
+  /** The newest `limit` changes to one object, newest first (audit_events_target_idx). */
+  ofTarget(targetType: string, targetId: string, limit: number): Promise<AuditEvent[]> {
+    return this.dataSource.manager.find(AuditEvent, {
+      where: { targetType, targetId },
+      order: { id: 'DESC' },
+      take: limit,
+    });
+  }
 }

@@ -52,4 +52,9 @@ export class AuditService {
   list(filter: AuditFilter, offset: number, limit: number): Promise<AuditEvent[]> {
     return this.events.list(filter, offset, limit);
   }
+
+  /** The newest `limit` changes to one object (an order, say), newest first: one statement. */
+  ofTarget(targetType: string, targetId: string | number, limit: number): Promise<AuditEvent[]> {
+    return this.events.ofTarget(targetType, String(targetId), limit);
+  }
 }

@@ -55,4 +55,10 @@ export class CompaniesService {
   list(offset: number, limit: number): Promise<Company[]> {
     return this.companies.list(offset, limit);
   }
+
+  /** The companies of the given ids, by id: one statement. */
+  async byIds(ids: number[]): Promise<Map<number, Company>> {
+    const companies = await this.companies.byIds([...new Set(ids)]);
+    return new Map(companies.map((company) => [company.id, company]));
+  }
 }

@@ -25,6 +25,7 @@ import { oneOf } from '../kernel/check-constraint';
 @Index('orders_company_updated_idx', ['companyId', 'updatedAt', 'id'])
 @Index('orders_original_order_id_idx', ['originalOrderId'])
 @Index('orders_state_created_idx', ['state', 'createdAt', 'id'])
+@Index('orders_created_idx', ['createdAt', 'id'])
 export class Order {
   @PrimaryGeneratedColumn({ primaryKeyConstraintName: 'orders_pkey' })
   id!: number;

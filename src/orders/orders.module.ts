@@ -8,6 +8,7 @@ import { ProductsModule } from '../products/products.module';
 import { ExportSlots } from './application/export-slots';
 import { LogisticsService } from './application/logistics.service';
 import { OrderFacts } from './application/order-facts';
+import { OrderLookupService } from './application/order-lookup.service';
 import { OrderMetrics } from './application/order-metrics';
 import { OrderValidator } from './application/order-validator';
 import { OrdersExportService } from './application/orders-export.service';
@@ -16,6 +17,7 @@ import { SandboxService } from './application/sandbox.service';
 import { OrdersExportController } from './http/orders-export.controller';
 import { OrdersController } from './http/orders.controller';
 import { OrderFactsRepository } from './persistence/order-facts.repository';
+import { OrderLookupRepository } from './persistence/order-lookup.repository';
 import { OrdersExportRepository } from './persistence/orders-export.repository';
 import { OrdersRepository } from './persistence/orders.repository';
 import { OwnsEntities } from '../platform/database/module-entities';
@@ -42,8 +44,10 @@ import { Order } from './order.entity';
     OrdersExportService,
     ExportSlots,
     OrderMetrics,
+    OrderLookupRepository,
+    OrderLookupService,
   ],
-  exports: [OrdersService, LogisticsService, SandboxService],
+  exports: [OrdersService, LogisticsService, SandboxService, OrderLookupService],
 })
 export class OrdersModule {
   constructor() {

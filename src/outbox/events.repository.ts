@@ -103,4 +103,14 @@ export class EventsRepository {
     }
     return query.orderBy('e.transaction_id', 'ASC').addOrderBy('e.id', 'ASC').limit(limit).getMany();
   }
+
+  /** The newest `limit` events about one subject, newest first (events_subject_idx). */
+  ofSubject(subjectType: string, subjectId: number, limit: number): Promise<OutboxEvent[]> {
+    return this.dataSource.manager.find(OutboxEvent, {
+      select: { id: true, type: true, createdAt: true },
+      where: { subjectType, subjectId },
+      order: { id: 'DESC' },
+      take: limit,
+    });
+  }
 }

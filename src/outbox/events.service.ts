@@ -50,4 +50,9 @@ export class EventsService {
     if (!page) throw fieldError('after', 'No event of yours has this id.');
     return page;
   }
+
+  /** The newest `limit` events about one subject (an order, say), newest first, without their data. */
+  ofSubject(subjectType: string, subjectId: number, limit: number): Promise<Omit<StoredEvent, 'data'>[]> {
+    return this.events.ofSubject(subjectType, subjectId, limit);
+  }
 }

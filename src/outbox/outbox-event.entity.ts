@@ -8,6 +8,7 @@ import type { DeclaredEventType } from './event-types';
  */
 @Entity('events')
 @Index('events_company_feed_idx', ['companyId', 'transactionId', 'id'])
+@Index('events_subject_idx', ['subjectId', 'subjectType', 'id'])
 export class OutboxEvent {
   /** bigint: TypeORM hands it over as a string. The public id is `evt_<id>`. */
   @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'events_pkey' })

@@ -227,4 +227,10 @@ export class TokensService implements OnModuleInit {
       .touch(tokenId)
       .catch((error: unknown) => this.logger.warn({ err: error, tokenId }, 'Could not record token use'));
   }
+
+  /** The roles of the given tokens, by id: one statement (what an audit entry shows beside its token id). */
+  async rolesOf(ids: number[]): Promise<Map<number, Role>> {
+    const tokens = await this.tokens.rolesOf([...new Set(ids)]);
+    return new Map(tokens.map((token) => [token.id, token.role]));
+  }
 }

@@ -17,6 +17,7 @@ import { WebhookEndpoint } from './webhook-endpoint.entity';
   imports: [AuditModule, CompaniesModule, EventsModule],
   controllers: [WebhooksController],
   providers: [WebhooksRepository, WebhooksService, WebhookDispatcher],
+  exports: [WebhooksService],
 })
 export class WebhooksModule {
   constructor() {

@@ -31,6 +31,21 @@ interface ClaimedRow {
   event_id: string;
 }
 
+/** A delivery of an event as an order's timeline shows it: its endpoint, where it stands and its last try. */
+export interface EventDeliveryRow {
+  id: string;
+  event_id: string;
+  endpoint_id: number;
+  endpoint_url: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  /** The last attempt's columns, all null when none was made yet. */
+  attempted_at: Date | null;
+  status_code: number | null;
+  duration_ms: number | null;
+  error: string | null;
+}
+
 /** No attempt of the delivery is being sent (an expired lease is one whose claimant died). */
 const NOT_IN_FLIGHT = '(in_flight_until IS NULL OR in_flight_until <= now())';
 
@@ -220,5 +235,28 @@ export class WebhooksRepository {
           await this.deactivate(manager, delivery.endpointId, { disabledReason: outcome.reason });
       }
     });
+  }
+
+  /**
+   * The deliveries of the given events, at most `perEvent` of each (by id), with their endpoint's URL and last
+   * attempt: one statement (webhook_deliveries_event_idx, webhook_attempts_delivery_idx).
+   */
+  deliveriesOfEvents(eventIds: string[], perEvent: number): Promise<EventDeliveryRow[]> {
+    if (eventIds.length === 0) return Promise.resolve([]);
+    return this.dataSource.query(
+      `SELECT d.id, d.event_id, d.endpoint_id, w.url AS endpoint_url, d.status, d.attempt_count,
+         a.attempted_at, a.status_code, a.duration_ms, a.error
+       FROM unnest($1::bigint[]) AS e(id)
+       CROSS JOIN LATERAL (
+         SELECT * FROM webhook_deliveries d WHERE d.event_id = e.id ORDER BY d.id LIMIT $2
+       ) d
+       JOIN webhook_endpoints w ON w.id = d.endpoint_id
+       LEFT JOIN LATERAL (
+         SELECT attempted_at, status_code, duration_ms, error
+         FROM webhook_attempts a WHERE a.delivery_id = d.id ORDER BY a.id DESC LIMIT 1
+       ) a ON true
+       ORDER BY d.event_id, d.id`,
+      [eventIds, perEvent],
+    );
   }
 }

@@ -16,7 +16,11 @@ import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { generateWebhookSecret, isValidWebhookSecret } from './webhook-secret';
 import { webhookHostError, webhookUrlFormError } from './webhook-url';
 import { DeliveryNotFoundError, DeliveryNotRetryableError, WebhookNotFoundError } from './webhooks.errors';
-import { WebhooksRepository } from './webhooks.repository';
+import { type EventDeliveryRow, WebhooksRepository } from './webhooks.repository';
+
+/** What other modules read of a delivery: its statuses, and a delivery of an event as an order's timeline shows it. */
+export { DELIVERY_STATUSES, type DeliveryStatus } from './webhook-delivery.entity';
+export type { EventDeliveryRow } from './webhooks.repository';
 
 export interface NewWebhook {
   companyId: number;
@@ -120,6 +124,14 @@ export class WebhooksService {
       delivery: Object.assign(delivery, { eventType: events.get(delivery.eventId)!.type }),
       attempts: attempts.get(delivery.id) ?? [],
     }));
+  }
+
+  /**
+   * The deliveries of the given events (at most `perEvent` of each), with their endpoint's URL and last attempt,
+   * grouped by event id: one statement whatever the number of events.
+   */
+  async deliveriesOfEvents(eventIds: string[], perEvent: number): Promise<Map<string, EventDeliveryRow[]>> {
+    return groupBy(await this.webhooks.deliveriesOfEvents(eventIds, perEvent), (row) => row.event_id);
   }
 
   /**

@@ -62,7 +62,11 @@ export function Audit({
             <td>{event.company_id ?? '—'}</td>
             <td>{event.action}</td>
             <td>
-              {event.target_type} {event.target_id}
+              {event.target_type === 'order' ? (
+                <a href={`#/orders/${event.target_id}`}>order {event.target_id}</a>
+              ) : (
+                `${event.target_type} ${event.target_id}`
+              )}
             </td>
             <td>{event.changed_fields.join(', ')}</td>
           </tr>

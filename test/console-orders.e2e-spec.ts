@@ -1,0 +1,183 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import request from 'supertest';
+import { launchChromium } from './harness/chromium';
+import { issueAdminToken } from './harness/cli';
+import { Fixtures, orderBody, type Partner } from './harness/factories';
+import { type RunningService, startService } from './harness/service';
+import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from './harness/webhook-receiver';
+
+// Each step drives a real browser: allow for a busy machine.
+jest.setTimeout(120_000);
+
+/**
+ * The console's order screens (CONTRACT §6) in a real browser against the compiled service: an administrator
+ * on a partner's call finds the order by the reference the partner reads out, with the keyboard alone, sees
+ * its company, who changed it and which of its events failed to reach the partner's endpoint.
+ */
+describe('the console’s order lookup and order screen', () => {
+  let service: RunningService;
+  let receiver: WebhookReceiver;
+  let browser: Browser;
+  let page: Page;
+  let admin: string;
+  let partner: Partner;
+  let updater: Partner;
+  let companyName: string;
+  let orderId: number;
+  let orderRef: string;
+  let endpointId: number;
+  const cspViolations: string[] = [];
+
+  const api = () => request(service.url);
+  const as = (token: string) => ({ Authorization: `Bearer ${token}` });
+  const inPage = <T>(expression: string) => page.evaluate<T>(expression);
+  /** The focused element as a screen reader names it (its label, else its text). */
+  const focused = () =>
+    inPage<string>(
+      "document.activeElement.labels?.[0]?.textContent || document.activeElement.getAttribute('aria-label') || document.activeElement.textContent.trim()",
+    );
+  /** Presses Tab until the element named `name` has the focus (the keyboard alone, as a person would). */
+  async function tabTo(name: string): Promise<void> {
+    for (let presses = 0; presses < 40; presses += 1) {
+      if ((await focused()) === name) return;
+      await page.keyboard.press('Tab');
+    }
+    throw new Error(`Tab never reached "${name}"`);
+  }
+  const expectTitle = async (screen: string) =>
+    expect(await page.title()).toBe(`${screen} · Restaurant Orders admin console`);
+  async function expectAccessible(screen: string): Promise<void> {
+    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
+    const serious = result.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map(
+        (violation) => `${screen}: ${violation.id} (${violation.nodes.map((node) => node.target).join(' ')})`,
+      );
+    expect(serious).toEqual([]);
+  }
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver((incoming) => (incoming.path === '/down' ? 500 : 200));
+    service = await startService({ env: { ...FAST_DISPATCH, WEBHOOK_TIMEOUT_MS: '10000' } });
+    admin = await issueAdminToken(service.databaseUrl!);
+    const fixtures = new Fixtures(service.url, admin);
+    partner = await fixtures.partner('SK');
+    updater = await fixtures.partnerOf(partner.companyId);
+    const companies = (await api().get('/api/v2/admin/companies').set(as(admin)).expect(200)).body.data as {
+      id: number;
+      name: string;
+    }[];
+    companyName = companies.find((company) => company.id === partner.companyId)!.name;
+    endpointId = (
+      await api()
+        .post('/api/v2/admin/webhooks')
+        .set(as(admin))
+        .send({ company_id: partner.companyId, url: `${receiver.url}/down` })
+        .expect(201)
+    ).body.id;
+    const productId = (await fixtures.product()).id;
+    const placed = await api()
+      .post('/api/v2/order')
+      .set(as(partner.token))
+      .send(orderBody(productId))
+      .expect(201);
+    orderId = Number(placed.body.orders[0].order_id);
+    orderRef = placed.body.orders[0].order_ref;
+    await api()
+      .post(`/api/v2/order/${orderId}/update`)
+      .set(as(updater.token))
+      .send({ email: 'changed@example.com' })
+      .expect(200);
+    // Both events' deliveries have been tried and refused at least once.
+    await receiver.waitFor(
+      (received) => new Set(received.map((entry) => entry.headers['webhook-id'])).size >= 2,
+    );
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    await receiver?.close();
+  });
+
+  it('finds an order by its reference and opens it, with the keyboard alone', async () => {
+    await page.goto(`${service.url}/console/`);
+    await page.getByRole('heading', { name: 'Admin console' }).waitFor();
+    await tabTo('Admin token');
+    await page.keyboard.type(admin);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Companies' }).waitFor();
+
+    await tabTo('Orders');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor();
+    await expectTitle('Orders');
+    await tabTo('Order id or reference');
+    // As a partner reads it out: any case, the zeros left out.
+    await page.keyboard.type(`sk-${orderId}`);
+    await page.keyboard.press('Enter');
+    const found = page.getByRole('region', { name: 'Orders found' });
+    await found.getByRole('link', { name: orderRef }).waitFor();
+    expect(await found.locator('tbody tr').count()).toBe(1);
+    expect(await found.locator('tbody tr').innerText()).toContain(companyName);
+    expect(page.url()).toContain(`#/orders?order=sk-${orderId}`);
+    await expectAccessible('orders');
+
+    await tabTo(orderRef);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: `Order ${orderRef}` }).waitFor();
+    await expectTitle(`Order ${orderRef}`);
+  });
+
+  it('shows the company, who changed the order and which of its events failed to deliver', async () => {
+    const summary = page.getByRole('region', { name: 'Summary' });
+    expect(await summary.innerText()).toContain(`${companyName} (SK, id ${partner.companyId})`);
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    const entries = await timeline.locator('ol.timeline > li').allInnerTexts();
+    expect(entries).toHaveLength(4);
+    expect(entries[0]).toContain(`order.placed by ${partner.userName}`);
+    expect(entries[2]).toContain(`order.updated by ${updater.userName} (token ${updater.tokenId}, partner`);
+    expect(entries[2]).toContain(': email');
+    expect(entries[3]).toMatch(/event order\.updated evt_\d+/);
+    expect(entries[3]).toMatch(/Delivery \d+ to .*\/down: pending, \d+ attempts? · last .*: 500 \(HTTP 500/);
+    const delivery = timeline
+      .locator('ol.timeline > li')
+      .nth(3)
+      .getByRole('link', { name: /^Delivery \d+$/ });
+    const deliveryId = (await delivery.innerText()).replace('Delivery ', '');
+    expect(await delivery.getAttribute('href')).toBe(`#/webhooks/${endpointId}/deliveries/${deliveryId}`);
+    expect(await timeline.getByRole('link', { name: `token ${updater.tokenId}` }).getAttribute('href')).toBe(
+      `#/companies/${partner.companyId}/tokens`,
+    );
+    await expectAccessible('order');
+  });
+
+  it('links the audit trail’s order entries to the order screen', async () => {
+    await page.goto(`${service.url}/console/#/audit?company_id=${partner.companyId}`);
+    const link = page.getByRole('link', { name: `order ${orderId}` }).first();
+    await link.waitFor();
+    await link.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: `Order ${orderRef}` }).waitFor();
+  });
+
+  it('shows the API’s error messages as they come', async () => {
+    await page.goto(`${service.url}/console/#/orders?order=SK0000123`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.innerText()).toContain('Bad request.');
+    expect(await alert.innerText()).toContain(
+      'order_ref: The order reference must be a site, a dash and the order id, like SK-0000123.',
+    );
+    await page.goto(`${service.url}/console/#/orders/2147483647`);
+    await page.getByRole('alert').getByText('Order not found.').waitFor();
+    await expectTitle('Order 2147483647');
+    expect(cspViolations).toEqual([]);
+  });
+});
