@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager, FindOptionsWhere } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager, type FindOptionsWhere } from 'typeorm';
 import { AuditEvent } from './audit-event.entity';
 import { ReplicaReads } from '../platform/database/replica-reads';
 import type { AuditRow } from './audit-row';
@@ -11,7 +12,10 @@ export interface AuditFilter {
 
 @Injectable()
 export class AuditRepository {
-  constructor(private readonly reads: ReplicaReads) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly reads: ReplicaReads,
+  ) {}
 
   async insert(manager: EntityManager, event: AuditRow): Promise<void> {
     await manager.insert(AuditEvent, event);
