@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { session, whenTokenRefused } from './api';
 import { Audit, type AuditFilter } from './screens/audit';
 import { Companies } from './screens/companies';
+import { EndpointSettings } from './screens/endpoint-settings';
 import { Products } from './screens/products';
 import { SignIn } from './screens/sign-in';
 import { Tokens } from './screens/tokens';
@@ -33,6 +34,11 @@ function Screen({ path, params }: { path: string; params: URLSearchParams }) {
     ) : (
       <Webhooks key={`webhooks-${companyId}`} companyId={companyId} />
     );
+  }
+  const endpointScreen = /^\/webhooks\/(\d+)$/.exec(path);
+  if (endpointScreen) {
+    const endpointId = Number(endpointScreen[1]);
+    return <EndpointSettings key={`endpoint-${endpointId}`} endpointId={endpointId} />;
   }
   if (path === '/products') return <Products />;
   if (path === '/audit') {
