@@ -392,7 +392,11 @@ describe('the generated TypeScript client', () => {
       }),
     );
     expect(rotated.data.previous_secret_expires_at).not.toBeNull();
-    await place();
+    // A product of its own: the admin test adds a variation to the shared one.
+    const plain = await ok(
+      admin.POST('/api/v2/admin/products', { body: { name: unique('Hooked'), variations: [] } }),
+    );
+    await place({ product_id: plain.data.id });
     const deliveries = await ok(partner.GET('/api/v2/webhooks/{id}/deliveries', { params: path }));
     const retried = await ok(
       partner.POST('/api/v2/webhooks/{id}/deliveries/{deliveryId}/retry', {
