@@ -6,7 +6,7 @@ UPDATE "orders" SET "state" = $1, "updated_at" = now(), "version" = "version" + 
 
 INSERT INTO "audit_events"("occurred_at", "token_id", "user_name", "company_id", "action", "target_type", "target_id", "request_id", "changed_fields") VALUES (DEFAULT, $1, $2, $3, $4, $5, $6, $7, $8) RETURNING "id", "occurred_at"
 
-WITH inserted AS ( INSERT INTO events (company_id, subject_type, order_id, type, data, transaction_id) SELECT $1::integer, draft.subject_type, $2::integer, draft.type, draft.data, pg_current_xact_id()::text::bigint FROM unnest($3::varchar[], $4::varchar[], $5::json[]) WITH ORDINALITY AS draft(subject_type, type, data, position) ORDER BY draft.position RETURNING id ) INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at) SELECT inserted.id, endpoint.id, now() FROM inserted CROSS JOIN webhook_endpoints endpoint WHERE endpoint.company_id = $1 AND endpoint.active
+WITH inserted AS ( INSERT INTO events (company_id, subject_type, order_id, type, data, transaction_id) SELECT $1::integer, draft.subject_type, $2::integer, draft.type, draft.data, pg_current_xact_id()::text::bigint FROM unnest($3::varchar[], $4::varchar[], $5::json[]) WITH ORDINALITY AS draft(subject_type, type, data, position) ORDER BY draft.position RETURNING id, type ) INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at, status) SELECT inserted.id, endpoint.id, now(), CASE WHEN endpoint.disabled_at IS NULL THEN 'pending' ELSE 'paused' END FROM inserted CROSS JOIN webhook_endpoints endpoint WHERE endpoint.company_id = $1 AND endpoint.active AND (endpoint.event_types IS NULL OR inserted.type = ANY (endpoint.event_types))
 
 COMMIT
 

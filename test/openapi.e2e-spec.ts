@@ -73,6 +73,17 @@ describe('the OpenAPI document', () => {
     ['delete', '/api/v2/admin/webhooks/{id}', [200, 401, 403, 404, 429]],
     ['get', '/api/v2/admin/webhooks/{id}/deliveries', [200, 400, 401, 403, 404, 429]],
     ['post', '/api/v2/admin/webhooks/{id}/deliveries/{deliveryId}/retry', [200, 401, 403, 404, 409, 429]],
+    ['get', '/api/v2/admin/webhooks/{id}', [200, 401, 403, 404, 429]],
+    ['patch', '/api/v2/admin/webhooks/{id}', [200, 400, 401, 403, 404, 429]],
+    ['post', '/api/v2/admin/webhooks/{id}/rotate-secret', [200, 400, 401, 403, 404, 429]],
+    ['post', '/api/v2/webhooks', [201, 400, 401, 403, 429]],
+    ['get', '/api/v2/webhooks', [200, 400, 401, 403, 429]],
+    ['get', '/api/v2/webhooks/{id}', [200, 401, 403, 404, 429]],
+    ['patch', '/api/v2/webhooks/{id}', [200, 400, 401, 403, 404, 429]],
+    ['post', '/api/v2/webhooks/{id}/rotate-secret', [200, 400, 401, 403, 404, 429]],
+    ['delete', '/api/v2/webhooks/{id}', [200, 401, 403, 404, 429]],
+    ['get', '/api/v2/webhooks/{id}/deliveries', [200, 400, 401, 403, 404, 429]],
+    ['post', '/api/v2/webhooks/{id}/deliveries/{deliveryId}/retry', [200, 401, 403, 404, 409, 429]],
   ];
 
   it.each(ROUTES)(
@@ -95,6 +106,9 @@ describe('the OpenAPI document', () => {
     ['post', '/api/v2/admin/tokens', 'CreateTokenDto'],
     ['post', '/api/v2/order/{id}/simulate', 'SimulateOrderDto'],
     ['post', '/api/v2/admin/webhooks', 'CreateWebhookDto'],
+    ['patch', '/api/v2/admin/webhooks/{id}', 'UpdateWebhookDto'],
+    ['post', '/api/v2/admin/webhooks/{id}/rotate-secret', 'RotateWebhookSecretDto'],
+    ['post', '/api/v2/webhooks', 'CreatePartnerWebhookDto'],
   ])('documents the body of %s %s as %s, with examples', (method, path, schema) => {
     expect(JSON.stringify(document.paths[path][method].requestBody)).toContain(
       `#/components/schemas/${schema}`,

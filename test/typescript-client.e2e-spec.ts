@@ -358,7 +358,27 @@ describe('the generated TypeScript client', () => {
       }),
     );
     expect(retried.data).toMatchObject({ id: delivery.id, status: 'pending', attempt_count: 1 });
-    await ok(admin.DELETE('/api/v2/admin/webhooks/{id}', { params: { path: { id: webhook.data.id } } }));
+    const path = { path: { id: webhook.data.id } };
+    expect((await ok(admin.GET('/api/v2/admin/webhooks/{id}', { params: path }))).data.enabled).toBe(true);
+    const settings = await ok(
+      admin.PATCH('/api/v2/admin/webhooks/{id}', {
+        params: path,
+        body: { event_types: ['order.placed'], enabled: 'false' },
+      }),
+    );
+    expect(settings.data).toMatchObject({ event_types: ['order.placed'], enabled: false });
+    // Years ahead is past the 7-day bound: the client gets the 400 naming the field.
+    const refused = await admin.POST('/api/v2/admin/webhooks/{id}/rotate-secret', {
+      params: path,
+      body: { previous_secret_expires_at: '2030-01-01' },
+    });
+    expect(refused.response.status).toBe(400);
+    expect(refused.error).toMatchObject({ errors: { previous_secret_expires_at: [expect.any(String)] } });
+    const rotation = await ok(
+      admin.POST('/api/v2/admin/webhooks/{id}/rotate-secret', { params: path, body: {} }),
+    );
+    expect(rotation.data.secret).toMatch(/^whsec_/);
+    await ok(admin.DELETE('/api/v2/admin/webhooks/{id}', { params: path }));
 
     expect((await ok(admin.GET('/health/live', {}))).data.status).toBe('ok');
     expect((await ok(admin.GET('/health/ready', {}))).data.info.database).toMatchObject({ status: 'up' });
@@ -383,6 +403,42 @@ describe('the generated TypeScript client', () => {
     expect(order.data.timeline.map(({ kind, audit, event }) => audit?.action ?? event?.type ?? kind)).toEqual(
       ['order.placed', 'order.placed'],
     );
+  });
+
+  it("drives a partner's own webhook endpoints", async () => {
+    const created = await ok(partner.POST('/api/v2/webhooks', { body: { url: 'http://127.0.0.1:9/own' } }));
+    expect(created.data).toMatchObject({ company_id: companyId, enabled: true, event_types: null });
+    const path = { path: { id: created.data.id } };
+    const listed = await ok(partner.GET('/api/v2/webhooks', { params: { query: { per_page: 25 } } }));
+    expect(listed.data.data.map(({ id }) => id)).toContain(created.data.id);
+    await ok(partner.GET('/api/v2/webhooks/{id}', { params: path }));
+    const changed = await ok(
+      partner.PATCH('/api/v2/webhooks/{id}', {
+        params: path,
+        body: { event_types: ['order.placed', 'order.comment'] },
+      }),
+    );
+    expect(changed.data.event_types).toEqual(['order.placed', 'order.comment']);
+    const rotated = await ok(
+      partner.POST('/api/v2/webhooks/{id}/rotate-secret', {
+        params: path,
+        body: { secret: created.data.secret },
+      }),
+    );
+    expect(rotated.data.previous_secret_expires_at).not.toBeNull();
+    // A product of its own: the admin test adds a variation to the shared one.
+    const plain = await ok(
+      admin.POST('/api/v2/admin/products', { body: { name: unique('Hooked'), variations: [] } }),
+    );
+    await place({ product_id: plain.data.id });
+    const deliveries = await ok(partner.GET('/api/v2/webhooks/{id}/deliveries', { params: path }));
+    const retried = await ok(
+      partner.POST('/api/v2/webhooks/{id}/deliveries/{deliveryId}/retry', {
+        params: { path: { id: created.data.id, deliveryId: deliveries.data.data[0].id } },
+      }),
+    );
+    expect(retried.data).toMatchObject({ event_type: 'order.placed', attempt_count: 1 });
+    expect((await ok(partner.DELETE('/api/v2/webhooks/{id}', { params: path }))).data.active).toBe(false);
   });
 
   it('has called every operation of the document', async () => {

@@ -121,17 +121,37 @@ export interface Webhook {
   disabled_reason: string | null;
   created_at: string;
   deleted_at: string | null;
+  /** null: every type. */
+  event_types: string[] | null;
+  enabled: boolean;
+  disabled_at: string | null;
+  previous_secret_expires_at: string | null;
 }
 
 export interface CreatedWebhook extends Webhook {
   secret: string;
 }
 
+export interface RotatedWebhook extends Webhook {
+  secret: string;
+}
+
+/** The event types of CONTRACT §5 an endpoint can choose among. */
+export const EVENT_TYPES = [
+  'order.placed',
+  'order.updated',
+  'order.comment',
+  'order.state_changed',
+  'order.tracking',
+  'order.detailed_status',
+  'order.delivery_error',
+];
+
 export interface Delivery {
   id: number;
   event_id: string;
   event_type: string;
-  status: 'pending' | 'succeeded' | 'failed' | 'cancelled';
+  status: 'pending' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
   attempt_count: number;
   next_attempt_at: string | null;
   created_at: string;

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { query, session, whenTokenRefused } from './api';
 import { Audit, type AuditFilter } from './screens/audit';
 import { Companies } from './screens/companies';
+import { EndpointSettings } from './screens/endpoint-settings';
 import { ORDER_FILTER_KEYS, type OrderFilter, Orders, OrderScreen } from './screens/orders';
 import { Products } from './screens/products';
 import { SignIn } from './screens/sign-in';
@@ -34,6 +35,11 @@ function Screen({ path, params }: { path: string; params: URLSearchParams }) {
     ) : (
       <Webhooks key={`webhooks-${companyId}`} companyId={companyId} />
     );
+  }
+  const endpointScreen = /^\/webhooks\/(\d+)$/.exec(path);
+  if (endpointScreen) {
+    const endpointId = Number(endpointScreen[1]);
+    return <EndpointSettings key={`endpoint-${endpointId}`} endpointId={endpointId} />;
   }
   if (path === '/products') return <Products />;
   const orderScreen = /^\/orders\/(\d+)$/.exec(path);

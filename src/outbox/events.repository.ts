@@ -22,7 +22,7 @@ const INSERT_EVENTS: PreparedStatement = {
        SELECT $1::integer, draft.subject_type, $2::integer, draft.type, draft.data, pg_current_xact_id()::text::bigint
        FROM unnest($3::varchar[], $4::varchar[], $5::json[]) WITH ORDINALITY AS draft(subject_type, type, data, position)
        ORDER BY draft.position
-       RETURNING id
+       RETURNING id, type
      )
      ${deliveriesSql('inserted', '$1')}`,
 };

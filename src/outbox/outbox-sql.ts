@@ -1,12 +1,15 @@
 /**
- * SQL: one pending delivery per active webhook endpoint of the company (placeholder `company`) for each event
- * the statement's CTE `events` returned (`RETURNING id`): the outbox half of a change's statement.
+ * SQL: one delivery per active webhook endpoint of the company (placeholder `company`) that receives the type of
+ * an event the statement's CTE `events` returned (`RETURNING id, type`): the outbox half of a change's statement.
+ * It is pending, or paused while its endpoint is disabled (sent once it is enabled).
  */
 export const deliveriesSql = (events: string, company: string): string =>
-  `INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at)
-   SELECT ${events}.id, endpoint.id, now()
+  `INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at, status)
+   SELECT ${events}.id, endpoint.id, now(),
+     CASE WHEN endpoint.disabled_at IS NULL THEN 'pending' ELSE 'paused' END
    FROM ${events} CROSS JOIN webhook_endpoints endpoint
-   WHERE endpoint.company_id = ${company} AND endpoint.active`;
+   WHERE endpoint.company_id = ${company} AND endpoint.active
+     AND (endpoint.event_types IS NULL OR ${events}.type = ANY (endpoint.event_types))`;
 
 /** SQL expressions, over the rows of the statement's `source`, for the events that statement appends. */
 export interface AppendedEvents {
@@ -20,7 +23,7 @@ export interface AppendedEvents {
 
 /**
  * SQL: one event per row of `source` (a CTE of the statement that writes the change, so the event commits or
- * rolls back with it), returning the new ids for deliveriesSql.
+ * rolls back with it), returning the new ids and types for deliveriesSql.
  */
 export function appendEventsSql(source: string, events: AppendedEvents): string {
   if (!/^[a-z_]+$/.test(events.subjectType)) throw new Error(`Not a subject type: ${events.subjectType}`);
@@ -28,5 +31,5 @@ export function appendEventsSql(source: string, events: AppendedEvents): string 
          SELECT ${events.companyId}, '${events.subjectType}', ${events.subjectId}, ${events.type}, ${events.data},
            pg_current_xact_id()::text::bigint
          FROM ${source}
-         RETURNING id`;
+         RETURNING id, type`;
 }

@@ -12,7 +12,7 @@ import {
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { oneOf } from '../kernel/check-constraint';
 
-export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'] as const;
+export const DELIVERY_STATUSES = ['pending', 'paused', 'succeeded', 'failed', 'cancelled'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**
@@ -25,6 +25,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 @Index('webhook_deliveries_due_idx', ['nextAttemptAt'], { where: `status = 'pending'` })
 @Index('webhook_deliveries_endpoint_idx', ['endpointId', 'id'])
 @Index('webhook_deliveries_event_idx', ['eventId'])
+@Index('webhook_deliveries_paused_idx', ['endpointId', 'createdAt'], { where: `status = 'paused'` })
 export class WebhookDelivery {
   @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'webhook_deliveries_pkey' })
   id!: string;

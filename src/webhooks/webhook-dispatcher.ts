@@ -113,7 +113,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     const result = await sendWebhook(
       {
         url: delivery.url,
-        secret: this.sealer.open(delivery.secret),
+        secrets: signingSecrets(delivery).map((sealed) => this.sealer.open(sealed)),
         eventId: webhookId,
         body: JSON.stringify(toEventResponse(event)),
       },
@@ -157,3 +157,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     return Date.now() + delayMs > givesUpAt ? { kind: 'failed' } : { kind: 'retry', delayMs };
   }
 }
+
+/** The sealed secrets a delivery is signed with: the endpoint's, and the previous one during an overlap. */
+const signingSecrets = (delivery: ClaimedDelivery): string[] =>
+  delivery.previousSecret === null ? [delivery.secret] : [delivery.secret, delivery.previousSecret];

@@ -21,6 +21,27 @@ export class WebhookEndpoint {
   @Column({ type: 'varchar', length: 255 })
   secret!: string;
 
+  /**
+   * The secret before the last rotation, sealed like `secret`: deliveries are signed with both until
+   * `previousSecretExpiresAt`, so a receiver can switch without missing one. Null once no overlap was asked.
+   */
+  @Column({ name: 'previous_secret', type: 'varchar', length: 255, nullable: true })
+  previousSecret!: string | null;
+
+  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
+  previousSecretExpiresAt!: Date | null;
+
+  /** The event types sent to this endpoint; null: every type, those declared later too. */
+  @Column({ name: 'event_types', type: 'varchar', length: 64, array: true, nullable: true })
+  eventTypes!: string[] | null;
+
+  /**
+   * Set while an admin or the partner has disabled the endpoint: its deliveries are queued paused and sent
+   * once it is enabled again (unless older than the 24-hour retry window: given up then).
+   */
+  @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
+  disabledAt!: Date | null;
+
   /** False once the receiver answered 410 Gone, or once deleted: nothing more is sent. */
   @Column({ type: 'boolean', default: true })
   active!: boolean;

@@ -5,7 +5,8 @@ import { isAllowedAddressLiteral, publicOnlyLookup } from './webhook-url';
 
 export interface WebhookMessage {
   url: string;
-  secret: string;
+  /** The endpoint's secret, then the previous one while a rotation's overlap lasts: one signature each. */
+  secrets: string[];
   /** The event id: `webhook-id`, the same on every retry so receivers can deduplicate. */
   eventId: string;
   /** The raw JSON body, exactly as signed. */
@@ -36,7 +37,7 @@ function retryAfterMs(value: string | undefined): number | null {
 
 /**
  * POSTs one signed event (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature over
- * `id.timestamp.body`). Success is a 2xx within the timeout; redirects are not followed (a 3xx is a failure);
+ * `id.timestamp.body`, space-separated `v1,<signature>` entries, one per secret). Success is a 2xx within the timeout; redirects are not followed (a 3xx is a failure);
  * connections go only to public addresses unless `allowPrivate`.
  */
 export function sendWebhook(
@@ -45,7 +46,9 @@ export function sendWebhook(
 ): Promise<SendResult> {
   const started = performance.now();
   const now = new Date();
-  const signature = new Webhook(message.secret).sign(message.eventId, now, message.body);
+  const signature = message.secrets
+    .map((secret) => new Webhook(secret).sign(message.eventId, now, message.body))
+    .join(' ');
   const url = new URL(message.url);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<SendResult>((resolve) => {

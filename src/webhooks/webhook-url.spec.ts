@@ -173,7 +173,12 @@ describe('webhook destinations, in every spelling (registration and every connec
 
   it('never dials an address literal that is not public, though no DNS lookup is made for it', async () => {
     const result = await sendWebhook(
-      { url: 'http://[::127.0.0.1]:3799/', secret: `whsec_${'A'.repeat(32)}`, eventId: 'evt_1', body: '{}' },
+      {
+        url: 'http://[::127.0.0.1]:3799/',
+        secrets: [`whsec_${'A'.repeat(32)}`],
+        eventId: 'evt_1',
+        body: '{}',
+      },
       { timeoutMs: 1_000, allowPrivate: false },
     );
     expect(result).toMatchObject({ statusCode: null, error: '[::7f00:1] is not a public address' });

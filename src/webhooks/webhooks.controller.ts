@@ -1,24 +1,30 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import type { Actor } from '../kernel/access/actor';
 import { CurrentActor, Roles } from '../kernel/access/access.decorators';
 import { ApiFormats } from '../platform/formats/api-formats';
-import { bigIdParam, idParam } from '../platform/http/id-param.pipe';
+import { bigIdParam } from '../platform/http/id-param.pipe';
+import { webhookIdParam } from './webhook-id.pipe';
 import { ApiErrorResponses, ApiPageResponse } from '../platform/openapi/openapi.decorators';
 import { type Page, PageQuery, pageWindow } from '../kernel/pagination';
-import { CreateWebhookDto, ListWebhooksQuery } from './dto/webhook.dto';
+import {
+  CreateWebhookDto,
+  ListWebhooksQuery,
+  RotateWebhookSecretDto,
+  UpdateWebhookDto,
+} from './dto/webhook.dto';
 import {
   CreatedWebhookResponse,
+  RotatedWebhookSecretResponse,
   toDeliveryResponse,
   toWebhookResponse,
   WebhookDeliveryResponse,
   WebhookResponse,
 } from './dto/webhook.response';
-import { DeliveryNotFoundError, WebhookNotFoundError } from './webhooks.errors';
+import { ENDPOINT_SETTINGS, SECRET_ROTATION, toSecretRotation } from './dto/endpoint-settings';
+import { DeliveryNotFoundError } from './webhooks.errors';
 import { WebhooksService } from './webhooks.service';
-
-const webhookIdParam = () => idParam(() => new WebhookNotFoundError());
 
 /** A company's webhook endpoints (CONTRACT §5, §6). Events are signed with Standard Webhooks headers. */
 @ApiTags('admin')
@@ -63,6 +69,52 @@ export class WebhooksController {
       query,
       request,
     );
+  }
+
+  /** One endpoint, deleted ones too, with its settings. Its secret is never shown. */
+  @Get(':id')
+  @ApiOperation({ operationId: 'getWebhook', summary: 'Get a webhook endpoint' })
+  @ApiErrorResponses(401, 403, 404, 429)
+  async get(@Param('id', webhookIdParam()) id: number): Promise<WebhookResponse> {
+    return toWebhookResponse(await this.webhooks.get(id), this.formats);
+  }
+
+  @Patch(':id')
+  @ApiOperation({
+    operationId: 'updateWebhook',
+    summary: "Change a webhook endpoint's event types, disable or enable it",
+    description: ENDPOINT_SETTINGS,
+  })
+  @ApiErrorResponses(400, 401, 403, 404, 413, 429)
+  async update(
+    @CurrentActor() actor: Actor,
+    @Param('id', webhookIdParam()) id: number,
+    @Body() body: UpdateWebhookDto,
+  ): Promise<WebhookResponse> {
+    const settings = { eventTypes: body.event_types, enabled: body.enabled };
+    return toWebhookResponse(await this.webhooks.update(actor, id, settings), this.formats);
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(200)
+  @ApiOperation({
+    operationId: 'rotateWebhookSecret',
+    summary: "Rotate a webhook endpoint's secret",
+    description: SECRET_ROTATION,
+  })
+  @ApiOkResponse({ type: RotatedWebhookSecretResponse, description: 'The endpoint, with its new secret.' })
+  @ApiErrorResponses(400, 401, 403, 404, 413, 429)
+  async rotateSecret(
+    @CurrentActor() actor: Actor,
+    @Param('id', webhookIdParam()) id: number,
+    @Body() body: RotateWebhookSecretDto,
+  ): Promise<RotatedWebhookSecretResponse> {
+    const { endpoint, secret } = await this.webhooks.rotateSecret(
+      actor,
+      id,
+      toSecretRotation(body, this.formats),
+    );
+    return { ...toWebhookResponse(endpoint, this.formats), secret };
   }
 
   /** Deletes an endpoint: nothing more is sent to it and waiting deliveries are cancelled. */

@@ -5,6 +5,7 @@ import { EventsModule } from '../outbox/events.module';
 import { contributeToDocument, declareApiTag } from '../platform/openapi/document-contributions';
 import { documentWebhooks } from './webhook-document';
 import { WebhookDispatcher } from './webhook-dispatcher';
+import { PartnerWebhooksController } from './partner-webhooks.controller';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
@@ -15,7 +16,7 @@ import { WebhookEndpoint } from './webhook-endpoint.entity';
 @OwnsEntities(WebhookEndpoint, WebhookDelivery, WebhookAttempt)
 @Module({
   imports: [AuditModule, CompaniesModule, EventsModule],
-  controllers: [WebhooksController],
+  controllers: [WebhooksController, PartnerWebhooksController],
   providers: [WebhooksRepository, WebhooksService, WebhookDispatcher],
   exports: [WebhooksService],
 })
@@ -23,7 +24,9 @@ export class WebhooksModule {
   constructor() {
     declareApiTag({
       name: 'webhooks',
-      description: 'Webhooks: the events this service POSTs to the endpoints an administrator registered.',
+      description:
+        'Webhooks: the events this service POSTs to the endpoints you or an administrator registered, and ' +
+        "the routes that manage your company's endpoints.",
       rank: 70,
     });
     contributeToDocument(documentWebhooks);

@@ -17,6 +17,8 @@ export interface ClaimedDelivery {
   endpointId: number;
   url: string;
   secret: string;
+  /** The secret before a rotation, while its overlap lasts: the delivery is signed with both then. */
+  previousSecret: string | null;
   eventId: string;
 }
 
@@ -28,6 +30,7 @@ interface ClaimedRow {
   endpoint_id: number;
   url: string;
   secret: string;
+  previous_secret: string | null;
   event_id: string;
 }
 
@@ -54,13 +57,15 @@ const LEASE_END = 'now() + make_interval(secs => $2::double precision / 1000)';
 
 /**
  * Puts the deliveries of the `due` CTE (the statement defines it, locking them) in flight until the lease
- * ends, one more attempt each, sets `alsoSet` (SQL), and returns what sending them takes.
+ * ends, unless their endpoint is disabled (one queued pending by a change that committed as it was being
+ * disabled waits so until it is enabled), one more attempt each, sets `alsoSet` (SQL), and returns what sending them takes.
  */
 const claim = (alsoSet = '') => `UPDATE webhook_deliveries d
        SET in_flight_until = ${LEASE_END}, attempt_count = d.attempt_count + 1${alsoSet}
        FROM due, webhook_endpoints w
-       WHERE d.id = due.id AND w.id = d.endpoint_id
-       RETURNING d.id, d.status, d.attempt_count, d.created_at, w.id AS endpoint_id, w.url, w.secret, d.event_id`;
+       WHERE d.id = due.id AND w.id = d.endpoint_id AND w.disabled_at IS NULL
+       RETURNING d.id, d.status, d.attempt_count, d.created_at, w.id AS endpoint_id, w.url, w.secret,
+         CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS previous_secret, d.event_id`;
 
 function toClaimedDelivery(row: ClaimedRow, byHand: boolean): ClaimedDelivery {
   return {
@@ -72,8 +77,14 @@ function toClaimedDelivery(row: ClaimedRow, byHand: boolean): ClaimedDelivery {
     endpointId: row.endpoint_id,
     url: row.url,
     secret: row.secret,
+    previousSecret: row.previous_secret,
     eventId: row.event_id,
   };
+}
+
+/** Whose endpoints a caller reaches: a partner its company's only, an admin every company's (none named). */
+export interface EndpointScope {
+  companyId?: number;
 }
 
 /** How a claimed delivery ends this attempt. */
@@ -98,11 +109,56 @@ export class WebhooksRepository {
     return manager.save(manager.create(WebhookEndpoint, values));
   }
 
+  /** An endpoint, of the scope's company when it names one (another company's is missing). */
   findEndpoint(
     id: number,
     manager: EntityManager = this.dataSource.manager,
+    scope: EndpointScope = {},
   ): Promise<WebhookEndpoint | null> {
-    return manager.findOneBy(WebhookEndpoint, { id });
+    return manager.findOneBy(WebhookEndpoint, scope.companyId === undefined ? { id } : { id, ...scope });
+  }
+
+  /** The same, locked until the transaction ends: settings and rotations of one endpoint are serialised. */
+  findEndpointForUpdate(
+    manager: EntityManager,
+    id: number,
+    scope: EndpointScope,
+  ): Promise<WebhookEndpoint | null> {
+    return manager.findOne(WebhookEndpoint, {
+      where: scope.companyId === undefined ? { id } : { id, ...scope },
+      lock: { mode: 'pessimistic_write' },
+    });
+  }
+
+  async updateEndpoint(
+    manager: EntityManager,
+    id: number,
+    values: Partial<
+      Pick<
+        WebhookEndpoint,
+        'eventTypes' | 'disabledAt' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt'
+      >
+    >,
+  ): Promise<void> {
+    await manager.update(WebhookEndpoint, { id }, values);
+  }
+
+  /** A disabled endpoint's waiting deliveries wait paused (their attempt in flight, if any, still ends). */
+  async pauseDeliveries(manager: EntityManager, endpointId: number): Promise<void> {
+    await manager.update(WebhookDelivery, { endpointId, status: 'pending' }, { status: 'paused' });
+  }
+
+  /**
+   * An enabled endpoint's paused deliveries (webhook_deliveries_paused_idx): those created before `givenUpBefore`
+   * are given up (failed), the others are due at once.
+   */
+  async resumeDeliveries(manager: EntityManager, endpointId: number, givenUpBefore: Date): Promise<void> {
+    await manager.query(
+      `UPDATE webhook_deliveries
+       SET status = CASE WHEN created_at < $2 THEN 'failed' ELSE 'pending' END, next_attempt_at = now()
+       WHERE endpoint_id = $1 AND status = 'paused'`,
+      [endpointId, givenUpBefore],
+    );
   }
 
   /** Endpoints not deleted, by id (webhook_endpoints_company_idx when filtered by company). */
@@ -125,7 +181,11 @@ export class WebhooksRepository {
     values: Partial<Pick<WebhookEndpoint, 'disabledReason' | 'deletedAt'>>,
   ): Promise<void> {
     await manager.update(WebhookEndpoint, { id }, { ...values, active: false });
-    await manager.update(WebhookDelivery, { endpointId: id, status: 'pending' }, { status: 'cancelled' });
+    await manager.update(
+      WebhookDelivery,
+      { endpointId: id, status: In(['pending', 'paused']) },
+      { status: 'cancelled' },
+    );
   }
 
   /** An endpoint's deliveries, newest first (webhook_deliveries_endpoint_idx). */
@@ -217,7 +277,7 @@ export class WebhooksRepository {
         case 'succeeded':
           await manager.update(
             WebhookDelivery,
-            { id: delivery.id, status: In(['pending', 'failed']) },
+            { id: delivery.id, status: In(['pending', 'paused', 'failed']) },
             { status: 'succeeded', deliveredAt: () => 'now()' },
           );
           return;

@@ -16,7 +16,8 @@ import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { generateWebhookSecret, isValidWebhookSecret } from './webhook-secret';
 import { webhookHostError, webhookUrlFormError } from './webhook-url';
 import { DeliveryNotFoundError, DeliveryNotRetryableError, WebhookNotFoundError } from './webhooks.errors';
-import { type EventDeliveryRow, WebhooksRepository } from './webhooks.repository';
+import { type EndpointScope, type EventDeliveryRow, WebhooksRepository } from './webhooks.repository';
+import { RETRY_WINDOW_MS } from './retry-schedule';
 
 /** What other modules read of a delivery: its statuses, and a delivery of an event as an order's timeline shows it. */
 export { DELIVERY_STATUSES, type DeliveryStatus } from './webhook-delivery.entity';
@@ -28,12 +29,33 @@ export interface NewWebhook {
   secret?: string;
 }
 
+/** A change of an endpoint's settings; an absent field is left as it is. */
+export interface WebhookSettings {
+  /** null: every event type. */
+  eventTypes?: string[] | null;
+  enabled?: boolean;
+}
+
+export interface SecretRotation {
+  /** The new secret; generated when absent. */
+  secret?: string;
+  /** Until when the previous secret signs too; 24 hours from now when absent. */
+  previousSecretExpiresAt?: Date;
+}
+
+/** The longest overlap of a rotation, and the one given when none is asked. */
+export const MAX_ROTATION_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
+export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
 export interface DeliveryWithAttempts {
   delivery: WebhookDelivery & { eventType: DeclaredEventType };
   attempts: WebhookAttempt[];
 }
 
-/** Admins register and remove a company's webhook endpoints and read their delivery log (CONTRACT §6). */
+/**
+ * Admins, and partners for their own company (`EndpointScope`), register, change and remove webhook endpoints,
+ * rotate their secrets and read their delivery log (CONTRACT §6).
+ */
 @Injectable()
 export class WebhooksService {
   private readonly allowPrivate: boolean;
@@ -59,10 +81,7 @@ export class WebhooksService {
   async create(actor: Actor, input: NewWebhook): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     const urlError = webhookUrlFormError(input.url) ?? (await webhookHostError(input.url, this.allowPrivate));
     if (urlError) throw fieldError('url', urlError);
-    if (input.secret !== undefined && !isValidWebhookSecret(input.secret)) {
-      throw fieldError('secret', 'The secret must be whsec_ and the base64 of 24 to 64 bytes.');
-    }
-    const secret = input.secret ?? generateWebhookSecret();
+    const secret = chosenSecret(input.secret);
     return this.unitOfWork.transaction(async (manager) => {
       if (!(await this.companies.exists(input.companyId, manager))) {
         throw fieldError('company_id', 'No company has this id.');
@@ -87,10 +106,99 @@ export class WebhooksService {
     return this.webhooks.listEndpoints(filter, offset, limit);
   }
 
-  /** Deletes an endpoint: nothing more is sent to it, waiting deliveries are cancelled, its log stays. */
-  remove(actor: Actor, id: number): Promise<WebhookEndpoint> {
+  /** One endpoint (a deleted one too: its log stays readable); another company's is missing for a partner. */
+  async get(id: number, scope: EndpointScope = {}): Promise<WebhookEndpoint> {
+    const endpoint = await this.webhooks.findEndpoint(id, undefined, scope);
+    if (!endpoint) throw new WebhookNotFoundError();
+    return endpoint;
+  }
+
+  /**
+   * Changes which event types an endpoint receives, and disables or enables it. Disabled, its waiting deliveries
+   * and those of later events are paused (nothing is sent); enabled again, the paused ones are sent at once,
+   * except those older than the 24-hour retry window, which are given up.
+   */
+  update(
+    actor: Actor,
+    id: number,
+    settings: WebhookSettings,
+    scope: EndpointScope = {},
+  ): Promise<WebhookEndpoint> {
+    const eventTypes = settings.eventTypes && [...new Set(settings.eventTypes)];
     return this.unitOfWork.transaction(async (manager) => {
-      const endpoint = await this.webhooks.findEndpoint(id, manager);
+      const endpoint = await this.webhooks.findEndpointForUpdate(manager, id, scope);
+      if (!endpoint || endpoint.deletedAt) throw new WebhookNotFoundError();
+      const changedFields: string[] = [];
+      if (eventTypes !== undefined && !sameTypes(eventTypes, endpoint.eventTypes)) {
+        await this.webhooks.updateEndpoint(manager, id, { eventTypes });
+        changedFields.push('event_types');
+      }
+      if (settings.enabled !== undefined && settings.enabled !== (endpoint.disabledAt === null)) {
+        if (settings.enabled) {
+          await this.webhooks.updateEndpoint(manager, id, { disabledAt: null });
+          await this.webhooks.resumeDeliveries(manager, id, new Date(Date.now() - RETRY_WINDOW_MS));
+        } else {
+          await this.webhooks.updateEndpoint(manager, id, { disabledAt: new Date() });
+          await this.webhooks.pauseDeliveries(manager, id);
+        }
+        changedFields.push('disabled_at');
+      }
+      if (changedFields.length > 0) {
+        await this.audit.record(manager, actor, {
+          action: changedFields.includes('disabled_at')
+            ? enablingAction(settings.enabled!)
+            : 'webhook.updated',
+          targetType: 'webhook',
+          targetId: id,
+          companyId: endpoint.companyId,
+          changedFields,
+        });
+      }
+      return (await this.webhooks.findEndpoint(id, manager))!;
+    });
+  }
+
+  /**
+   * Gives an endpoint a new secret, returned here only, and keeps the current one signing beside it until the
+   * overlap's end (at most 7 days ahead), so receivers switch without missing a delivery. A rotation during an
+   * overlap drops the secret before the current one.
+   */
+  async rotateSecret(
+    actor: Actor,
+    id: number,
+    rotation: SecretRotation,
+    scope: EndpointScope = {},
+  ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
+    const now = Date.now();
+    const expiresAt = rotation.previousSecretExpiresAt ?? new Date(now + DEFAULT_ROTATION_OVERLAP_MS);
+    if (expiresAt.getTime() > now + MAX_ROTATION_OVERLAP_MS) {
+      throw fieldError('previous_secret_expires_at', 'The previous secret can sign for at most 7 days.');
+    }
+    const secret = chosenSecret(rotation.secret);
+    return this.unitOfWork.transaction(async (manager) => {
+      const endpoint = await this.webhooks.findEndpointForUpdate(manager, id, scope);
+      if (!endpoint || endpoint.deletedAt) throw new WebhookNotFoundError();
+      const overlaps = expiresAt.getTime() > now;
+      await this.webhooks.updateEndpoint(manager, id, {
+        secret: this.sealer.seal(secret),
+        previousSecret: overlaps ? endpoint.secret : null,
+        previousSecretExpiresAt: overlaps ? expiresAt : null,
+      });
+      await this.audit.record(manager, actor, {
+        action: 'webhook.secret_rotated',
+        targetType: 'webhook',
+        targetId: id,
+        companyId: endpoint.companyId,
+        changedFields: ['previous_secret_expires_at', 'secret'],
+      });
+      return { endpoint: (await this.webhooks.findEndpoint(id, manager))!, secret };
+    });
+  }
+
+  /** Deletes an endpoint: nothing more is sent to it, waiting deliveries are cancelled, its log stays. */
+  remove(actor: Actor, id: number, scope: EndpointScope = {}): Promise<WebhookEndpoint> {
+    return this.unitOfWork.transaction(async (manager) => {
+      const endpoint = await this.webhooks.findEndpointForUpdate(manager, id, scope);
       if (!endpoint || endpoint.deletedAt) throw new WebhookNotFoundError();
       await this.webhooks.deactivate(manager, id, { deletedAt: new Date() });
       await this.audit.record(manager, actor, {
@@ -172,7 +280,27 @@ export class WebhooksService {
 /** Why a delivery may not be sent again by hand whatever is in flight, or null when it may. */
 function retryRefusal(delivery: WebhookDelivery, endpoint: WebhookEndpoint): string | null {
   if (delivery.status === 'succeeded') return 'This delivery has already succeeded: it is not sent again.';
-  return endpoint.active
+  if (!endpoint.active) {
+    return 'This endpoint no longer receives deliveries (deleted, or it answered 410 Gone): register it again.';
+  }
+  return endpoint.disabledAt === null
     ? null
-    : 'This endpoint no longer receives deliveries (deleted, or it answered 410 Gone): register it again.';
+    : 'This endpoint is disabled: enable it, and its paused deliveries are sent at once.';
+}
+
+/** The audit action of a change that disabled or enabled an endpoint (and maybe changed its event types). */
+const enablingAction = (enabled: boolean): string => (enabled ? 'webhook.enabled' : 'webhook.disabled');
+
+/** The secret asked for, checked, or a new one. */
+function chosenSecret(asked: string | undefined): string {
+  if (asked !== undefined && !isValidWebhookSecret(asked)) {
+    throw fieldError('secret', 'The secret must be whsec_ and the base64 of 24 to 64 bytes.');
+  }
+  return asked ?? generateWebhookSecret();
+}
+
+/** Whether two event type settings name the same types (null: all). */
+function sameTypes(wanted: string[] | null, current: string[] | null): boolean {
+  if (wanted === null || current === null) return wanted === current;
+  return wanted.length === current.length && wanted.every((type) => current.includes(type));
 }

@@ -76,11 +76,16 @@ export function Webhooks({ companyId }: { companyId: number }) {
             <td class="url">{endpoint.url}</td>
             <td>
               {endpoint.active
-                ? 'Active'
+                ? endpoint.enabled
+                  ? 'Active'
+                  : 'Disabled'
                 : `Stopped${endpoint.disabled_reason ? `: ${endpoint.disabled_reason}` : ''}`}
             </td>
             <td>{when(endpoint.created_at)}</td>
             <td class="links">
+              <a href={`#/webhooks/${endpoint.id}`} aria-label={`Settings of endpoint ${endpoint.id}`}>
+                Settings
+              </a>
               <button
                 type="button"
                 aria-label={`Delivery log of endpoint ${endpoint.id}`}

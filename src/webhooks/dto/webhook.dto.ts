@@ -1,11 +1,24 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
+import {
+  ArrayNotEmpty,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsOptional,
+  IsString,
+  MaxLength,
+  ValidateIf,
+} from 'class-validator';
+import { IsApiDateTime } from '../../kernel/api-datetime.validator';
+import { EVENT_TYPES } from '../../outbox/event-catalog';
 import { DbInteger } from '../../kernel/db-integer.validator';
 import { PageQuery } from '../../kernel/pagination';
 import { RequiredText } from '../../kernel/required-text.validator';
-import { toInteger } from '../../kernel/transforms';
-import { ApiIntegerInput } from '../../kernel/openapi.formats';
+import { toBoolean, toInteger } from '../../kernel/transforms';
+import { ApiBooleanInput, ApiIntegerInput } from '../../kernel/openapi.formats';
 import { WEBHOOK_SECRET_PATTERN } from '../webhook-secret';
 
 export class CreateWebhookDto {
@@ -45,3 +58,66 @@ export class ListWebhooksQuery extends PageQuery {
   @DbInteger('No company has this id.')
   company_id?: number;
 }
+
+/** Absent means "leave it as it is". */
+const unlessAbsent = () => ValidateIf((_object: unknown, value: unknown) => value !== undefined);
+
+export class UpdateWebhookDto {
+  /**
+   * The event types sent to the endpoint, each one of the declared types; null: every type, those added later
+   * too (the default). Deliveries already queued are not affected.
+   * @example ["order.placed", "order.state_changed"]
+   */
+  // The types the publishing modules declare, read when a body is validated and when the document is built.
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', enum: EVENT_TYPES },
+    nullable: true,
+    minItems: 1,
+    uniqueItems: true,
+  })
+  @IsOptional()
+  // The first rule that fails is the one reported, and class-validator runs them bottom up.
+  @IsIn(EVENT_TYPES, { each: true, message: `Each event type must be one of the declared types.` })
+  @ArrayUnique({ message: 'The event types must not repeat a type.' })
+  @ArrayNotEmpty({ message: 'The event types must name at least one type (null: all of them).' })
+  @IsArray({ message: 'The event types must be a list of event types, or null for all of them.' })
+  event_types?: string[] | null;
+
+  /**
+   * false disables the endpoint: nothing is sent to it, and the events meanwhile wait as paused deliveries;
+   * true enables it again: the paused deliveries are sent at once, those older than the 24-hour retry
+   * window are given up (failed).
+   * @example false
+   */
+  @unlessAbsent()
+  @ApiBooleanInput()
+  @Transform(toBoolean)
+  @IsBoolean({ message: 'The enabled must be true or false.' })
+  enabled?: boolean;
+}
+
+export class RotateWebhookSecretDto {
+  /**
+   * The new signing secret, `whsec_` and the base64 of 24 to 64 random bytes; one is generated when left out.
+   * @example "whsec_NfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSx"
+   */
+  @ApiProperty({ pattern: WEBHOOK_SECRET_PATTERN.source })
+  @IsOptional()
+  @IsString({ message: 'The secret must be a string.' })
+  @MaxLength(100, { message: 'The secret must be whsec_ and the base64 of 24 to 64 bytes.' })
+  secret?: string;
+
+  /**
+   * Until when deliveries are signed with the previous secret too (service time zone), so receivers can switch
+   * without missing one: at most 7 days ahead; 24 hours from now when left out or null. A time not ahead (now)
+   * ends the previous secret at once.
+   * @example "2026-11-26T09:00"
+   */
+  @IsOptional()
+  @IsApiDateTime()
+  previous_secret_expires_at?: string | null;
+}
+
+/** What a partner registers: an endpoint of its own company, which its token names. */
+export class CreatePartnerWebhookDto extends OmitType(CreateWebhookDto, ['company_id'] as const) {}

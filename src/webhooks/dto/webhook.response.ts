@@ -23,6 +23,24 @@ export class WebhookResponse {
   active!: boolean;
   /** Why the endpoint stopped receiving, when it did on its own. @example null */
   disabled_reason!: string | null;
+  /**
+   * The event types sent to it; null: every type (the default).
+   * @example ["order.placed", "order.state_changed"]
+   */
+  @ApiProperty({ type: 'array', items: { type: 'string', enum: EVENT_TYPES }, nullable: true })
+  event_types!: DeclaredEventType[] | null;
+  /** False while disabled by an administrator or the partner: its deliveries wait, paused. @example true */
+  enabled!: boolean;
+  /** When it was disabled; null while enabled. @example null */
+  @ApiDateTime()
+  disabled_at!: string | null;
+  /**
+   * While a secret rotation's overlap lasts, deliveries are signed with the previous secret too, until then;
+   * null when no overlap is in progress.
+   * @example "2026-11-26T09:00"
+   */
+  @ApiDateTime()
+  previous_secret_expires_at!: string | null;
   /** @example "2026-11-22T07:30" */
   @ApiDateTime()
   created_at!: string;
@@ -36,6 +54,16 @@ export class CreatedWebhookResponse extends WebhookResponse {
   /**
    * Verify each delivery's `webhook-signature` with it (Standard Webhooks). Store it now: it cannot be shown again.
    * @example "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+   */
+  secret!: string;
+}
+
+/** The response to a secret rotation: the only time the new secret is shown. */
+export class RotatedWebhookSecretResponse extends WebhookResponse {
+  /**
+   * The new secret: every delivery is signed with it from now on (and with the previous one until
+   * `previous_secret_expires_at`). Store it now: it cannot be shown again.
+   * @example "whsec_NfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSx"
    */
   secret!: string;
 }
@@ -67,7 +95,7 @@ export class WebhookDeliveryResponse {
   // The types the publishing modules declare, read when the document is built.
   @ApiProperty({ enum: EVENT_TYPES, example: 'order.placed' })
   event_type!: DeclaredEventType;
-  /** pending (waiting for a try or a retry), succeeded, failed (given up after 24 hours or 410), cancelled (endpoint deleted or gone). */
+  /** pending (waiting for a try or a retry), paused (its endpoint is disabled), succeeded, failed (given up after 24 hours or 410), cancelled (endpoint deleted or gone). */
   @ApiProperty({ enum: DELIVERY_STATUSES, example: 'succeeded' })
   status!: DeliveryStatus;
   /** @example 2 */
@@ -93,6 +121,13 @@ export function toWebhookResponse(endpoint: WebhookEndpoint, formats: ApiFormats
     url: endpoint.url,
     active: endpoint.active,
     disabled_reason: endpoint.disabledReason,
+    event_types: endpoint.eventTypes as DeclaredEventType[] | null,
+    enabled: endpoint.disabledAt === null,
+    disabled_at: formats.dateTime(endpoint.disabledAt),
+    previous_secret_expires_at:
+      endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt.getTime() > Date.now()
+        ? formats.dateTime(endpoint.previousSecretExpiresAt)
+        : null,
     created_at: formats.dateTime(endpoint.createdAt),
     deleted_at: formats.dateTime(endpoint.deletedAt),
   };
