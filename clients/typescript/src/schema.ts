@@ -89,6 +89,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v2/admin/tokens/{id}/roll': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Roll a token (a new secret, the old one for a while)
+     * @description Gives a token a new secret, shown in this response only. The secret it replaces keeps working until
+     *     `previous_expires_at` (default 24 hours, at most 7 days ahead), then gets 401; the token keeps its id, role,
+     *     company, user name, read-only flag and expiry. Revoking the token ends both secrets.
+     */
+    post: operations['rollToken'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v2/admin/tokens/{id}': {
     parameters: {
       query?: never;
@@ -553,7 +575,11 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * Get a webhook endpoint
+     * @description One endpoint, deleted ones too, with its settings. Its secret is never shown.
+     */
+    get: operations['getWebhook'];
     put?: never;
     post?: never;
     /**
@@ -561,6 +587,30 @@ export interface paths {
      * @description Deletes an endpoint: nothing more is sent to it and waiting deliveries are cancelled.
      */
     delete: operations['deleteWebhook'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a webhook endpoint's event types, disable or enable it
+     * @description Changes the event types the endpoint receives (`null`: every type, those declared later too) and disables or enables it; a field left out stays as it is. A disabled endpoint is sent nothing: its waiting deliveries, and one per event of its types meanwhile, wait as `paused`. Enabled again, the paused deliveries are sent at once, except those older than the 24-hour retry window, which are given up (`failed`; the events feed still has them). A deleted endpoint is 404.
+     */
+    patch: operations['updateWebhook'];
+    trace?: never;
+  };
+  '/api/v2/admin/webhooks/{id}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate a webhook endpoint's secret
+     * @description Gives the endpoint a new signing secret, shown in this response only, and keeps the current one signing beside it until `previous_secret_expires_at` (at most 7 days ahead; 24 hours when left out or null; a time not ahead ends it at once). Meanwhile every delivery carries two `v1,` signatures in `webhook-signature`, so a receiver verifying with either secret accepts it (Standard Webhooks); afterwards only the new secret verifies. A rotation during an overlap drops the secret before the current one. Secrets are stored sealed, never shown again.
+     */
+    post: operations['rotateWebhookSecret'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -606,6 +656,119 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v2/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List your webhook endpoints
+     * @description Your company's endpoints that are not deleted, by id. Secrets are never shown.
+     */
+    get: operations['listPartnerWebhooks'];
+    put?: never;
+    /**
+     * Register a webhook endpoint
+     * @description Registers an endpoint for your company's events, on a public http(s) address. The response is the only
+     *     time its secret is shown: verify every delivery's `webhook-signature` with it.
+     */
+    post: operations['createPartnerWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get one of your webhook endpoints
+     * @description One of your endpoints, deleted ones too, with its settings. Its secret is never shown.
+     */
+    get: operations['getPartnerWebhook'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete one of your webhook endpoints
+     * @description Deletes one of your endpoints: nothing more is sent to it and waiting deliveries are cancelled.
+     */
+    delete: operations['deletePartnerWebhook'];
+    options?: never;
+    head?: never;
+    /**
+     * Change your webhook endpoint's event types, disable or enable it
+     * @description Changes the event types the endpoint receives (`null`: every type, those declared later too) and disables or enables it; a field left out stays as it is. A disabled endpoint is sent nothing: its waiting deliveries, and one per event of its types meanwhile, wait as `paused`. Enabled again, the paused deliveries are sent at once, except those older than the 24-hour retry window, which are given up (`failed`; the events feed still has them). A deleted endpoint is 404.
+     */
+    patch: operations['updatePartnerWebhook'];
+    trace?: never;
+  };
+  '/api/v2/webhooks/{id}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate your webhook endpoint's secret
+     * @description Gives the endpoint a new signing secret, shown in this response only, and keeps the current one signing beside it until `previous_secret_expires_at` (at most 7 days ahead; 24 hours when left out or null; a time not ahead ends it at once). Meanwhile every delivery carries two `v1,` signatures in `webhook-signature`, so a receiver verifying with either secret accepts it (Standard Webhooks); afterwards only the new secret verifies. A rotation during an overlap drops the secret before the current one. Secrets are stored sealed, never shown again.
+     */
+    post: operations['rotatePartnerWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the deliveries of one of your webhook endpoints
+     * @description The delivery log of one of your endpoints (deleted ones too), newest first, with every attempt.
+     */
+    get: operations['listPartnerWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/webhooks/{id}/deliveries/{deliveryId}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a delivery that has not succeeded again now
+     * @description As the admin route does: sends the delivery again at once with the same `webhook-id` and a fresh timestamp and signature, and answers with the delivery, the new attempt last in its log. 409 when it succeeded already, an attempt of it is in flight, or its endpoint is deleted, gone or disabled.
+     */
+    post: operations['retryPartnerWebhookDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v2/order/{id}/simulate': {
     parameters: {
       query?: never;
@@ -623,6 +786,50 @@ export interface paths {
      *     the order's state (backwards, or out of COMPLETED or CANCELLED), is a 409.
      */
     post: operations['simulateOrder'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/admin/orders': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Find orders across companies
+     * @description Every company's orders, newest first (created_at, then id), 25 at most per page; filters combine with AND.
+     *     Each order is the object GET /order lists to its partner, with its company.
+     */
+    get: operations['listAdminOrders'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/admin/orders/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get an order with its company and timeline
+     * @description One order of any company: the object GET /order/{id} returns to its partner, its company, and its
+     *     timeline, oldest first: every change from the audit trail (who, with which token and role, which fields)
+     *     and every event with the state of each of its deliveries. Bounded: the newest 100 changes and 100 events,
+     *     at most 10 deliveries each; `timeline_truncated` says when older ones were left out.
+     */
+    get: operations['getAdminOrder'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -786,6 +993,13 @@ export interface components {
        */
       expires_at?: string | null;
       /**
+       * @description A read-only partner token (like Stripe's restricted keys): it lists, reads and exports orders, lists
+       *     products and follows the events feed, and every write it attempts is refused with 403, idempotent
+       *     replays and the sandbox included. Partner tokens only; default false.
+       * @example true
+       */
+      read_only?: (boolean | null) | (0 | 1) | ('true' | 'false' | '1' | '0');
+      /**
        * @description partner: the partner API of one company; admin: the admin API; logistics: the logistics API.
        * @enum {string}
        */
@@ -809,6 +1023,17 @@ export interface components {
        * @example 2026-12-01T10:00
        */
       revoked_at: string | null;
+      /**
+       * @description When the token last got a new secret; null: never rolled.
+       * @example 2026-11-25T09:00
+       */
+      rolled_at: string | null;
+      /**
+       * @description Until when the secret the last roll replaced works (the prefix shown is the new secret's); null: never
+       *     rolled.
+       * @example 2026-11-26T09:00
+       */
+      previous_expires_at: string | null;
       /**
        * @description The bearer token. Store it now: it cannot be shown again.
        * @example roa_Xk3vQ9aB7dLr0fPz3m6yT1uHw8sE2cJn5qVb4gKi9oA
@@ -836,6 +1061,19 @@ export interface components {
        * @example 1
        */
       company_id: number | null;
+      /**
+       * @description A read-only partner token: every write it attempts is refused with 403.
+       * @example false
+       */
+      read_only: boolean;
+    };
+    RollTokenDto: {
+      /**
+       * @description Until when the secret being replaced keeps working (service time zone): at most 7 days from now; a time
+       *     that is not after now ends it at once. Default: 24 hours from now.
+       * @example 2027-01-08T12:00
+       */
+      previous_expires_at?: string | null;
     };
     TokenResponse: {
       /** @example 2026-11-22T07:30 */
@@ -855,6 +1093,17 @@ export interface components {
        * @example 2026-12-01T10:00
        */
       revoked_at: string | null;
+      /**
+       * @description When the token last got a new secret; null: never rolled.
+       * @example 2026-11-25T09:00
+       */
+      rolled_at: string | null;
+      /**
+       * @description Until when the secret the last roll replaced works (the prefix shown is the new secret's); null: never
+       *     rolled.
+       * @example 2026-11-26T09:00
+       */
+      previous_expires_at: string | null;
       /**
        * Format: int32
        * @example 7
@@ -877,6 +1126,11 @@ export interface components {
        * @example 1
        */
       company_id: number | null;
+      /**
+       * @description A read-only partner token: every write it attempts is refused with 403.
+       * @example false
+       */
+      read_only: boolean;
     };
     TokenPage: {
       data: components['schemas']['TokenResponse'][];
@@ -2112,6 +2366,32 @@ export interface components {
       secret?: string;
     };
     CreatedWebhookResponse: {
+      /**
+       * @description The event types sent to it; null: every type (the default).
+       * @example [
+       *       "order.placed",
+       *       "order.state_changed"
+       *     ]
+       */
+      event_types:
+        | (
+            | 'order.placed'
+            | 'order.updated'
+            | 'order.comment'
+            | 'order.state_changed'
+            | 'order.tracking'
+            | 'order.detailed_status'
+            | 'order.delivery_error'
+          )[]
+        | null;
+      /** @description When it was disabled; null while enabled. */
+      disabled_at: string | null;
+      /**
+       * @description While a secret rotation's overlap lasts, deliveries are signed with the previous secret too, until then;
+       *     null when no overlap is in progress.
+       * @example 2026-11-26T09:00
+       */
+      previous_secret_expires_at: string | null;
       /** @example 2026-11-22T07:30 */
       created_at: string;
       /**
@@ -2143,8 +2423,39 @@ export interface components {
       active: boolean;
       /** @description Why the endpoint stopped receiving, when it did on its own. */
       disabled_reason: string | null;
+      /**
+       * @description False while disabled by an administrator or the partner: its deliveries wait, paused.
+       * @example true
+       */
+      enabled: boolean;
     };
     WebhookResponse: {
+      /**
+       * @description The event types sent to it; null: every type (the default).
+       * @example [
+       *       "order.placed",
+       *       "order.state_changed"
+       *     ]
+       */
+      event_types:
+        | (
+            | 'order.placed'
+            | 'order.updated'
+            | 'order.comment'
+            | 'order.state_changed'
+            | 'order.tracking'
+            | 'order.detailed_status'
+            | 'order.delivery_error'
+          )[]
+        | null;
+      /** @description When it was disabled; null while enabled. */
+      disabled_at: string | null;
+      /**
+       * @description While a secret rotation's overlap lasts, deliveries are signed with the previous secret too, until then;
+       *     null when no overlap is in progress.
+       * @example 2026-11-26T09:00
+       */
+      previous_secret_expires_at: string | null;
       /** @example 2026-11-22T07:30 */
       created_at: string;
       /**
@@ -2171,11 +2482,123 @@ export interface components {
       active: boolean;
       /** @description Why the endpoint stopped receiving, when it did on its own. */
       disabled_reason: string | null;
+      /**
+       * @description False while disabled by an administrator or the partner: its deliveries wait, paused.
+       * @example true
+       */
+      enabled: boolean;
     };
     WebhookPage: {
       data: components['schemas']['WebhookResponse'][];
       links: components['schemas']['PageLinks'];
       meta: components['schemas']['PageMeta'];
+    };
+    UpdateWebhookDto: {
+      /**
+       * @description The event types sent to the endpoint, each one of the declared types; null: every type, those added later
+       *     too (the default). Deliveries already queued are not affected.
+       * @example [
+       *       "order.placed",
+       *       "order.state_changed"
+       *     ]
+       */
+      event_types?:
+        | (
+            | 'order.placed'
+            | 'order.updated'
+            | 'order.comment'
+            | 'order.state_changed'
+            | 'order.tracking'
+            | 'order.detailed_status'
+            | 'order.delivery_error'
+          )[]
+        | null;
+      /**
+       * @description false disables the endpoint: nothing is sent to it, and the events meanwhile wait as paused deliveries;
+       *     true enables it again: the paused deliveries are sent at once, those older than the 24-hour retry
+       *     window are given up (failed).
+       * @example false
+       */
+      enabled?: boolean | (0 | 1) | ('true' | 'false' | '1' | '0');
+    };
+    RotateWebhookSecretDto: {
+      /**
+       * @description The new signing secret, `whsec_` and the base64 of 24 to 64 random bytes; one is generated when left out.
+       * @example whsec_NfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSx
+       */
+      secret?: string;
+      /**
+       * @description Until when deliveries are signed with the previous secret too (service time zone), so receivers can switch
+       *     without missing one: at most 7 days ahead; 24 hours from now when left out or null. A time not ahead (now)
+       *     ends the previous secret at once.
+       * @example 2026-11-26T09:00
+       */
+      previous_secret_expires_at?: string | null;
+    };
+    RotatedWebhookSecretResponse: {
+      /**
+       * @description The event types sent to it; null: every type (the default).
+       * @example [
+       *       "order.placed",
+       *       "order.state_changed"
+       *     ]
+       */
+      event_types:
+        | (
+            | 'order.placed'
+            | 'order.updated'
+            | 'order.comment'
+            | 'order.state_changed'
+            | 'order.tracking'
+            | 'order.detailed_status'
+            | 'order.delivery_error'
+          )[]
+        | null;
+      /** @description When it was disabled; null while enabled. */
+      disabled_at: string | null;
+      /**
+       * @description While a secret rotation's overlap lasts, deliveries are signed with the previous secret too, until then;
+       *     null when no overlap is in progress.
+       * @example 2026-11-26T09:00
+       */
+      previous_secret_expires_at: string | null;
+      /** @example 2026-11-22T07:30 */
+      created_at: string;
+      /**
+       * @description Null while active.
+       * @example 2026-11-24T09:00
+       */
+      deleted_at: string | null;
+      /**
+       * Format: int32
+       * @example 3
+       */
+      id: number;
+      /**
+       * Format: int32
+       * @example 1
+       */
+      company_id: number;
+      /** @example https://hooks.example.com/restaurant-orders */
+      url: string;
+      /**
+       * @description False once deleted, or once the receiver answered 410 Gone.
+       * @example true
+       */
+      active: boolean;
+      /** @description Why the endpoint stopped receiving, when it did on its own. */
+      disabled_reason: string | null;
+      /**
+       * @description False while disabled by an administrator or the partner: its deliveries wait, paused.
+       * @example true
+       */
+      enabled: boolean;
+      /**
+       * @description The new secret: every delivery is signed with it from now on (and with the previous one until
+       *     `previous_secret_expires_at`). Store it now: it cannot be shown again.
+       * @example whsec_NfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSx
+       */
+      secret: string;
     };
     WebhookAttemptResponse: {
       /** @example 2026-11-22T07:30 */
@@ -2217,11 +2640,11 @@ export interface components {
         | 'order.detailed_status'
         | 'order.delivery_error';
       /**
-       * @description pending (waiting for a try or a retry), succeeded, failed (given up after 24 hours or 410), cancelled (endpoint deleted or gone).
+       * @description pending (waiting for a try or a retry), paused (its endpoint is disabled), succeeded, failed (given up after 24 hours or 410), cancelled (endpoint deleted or gone).
        * @example succeeded
        * @enum {string}
        */
-      status: 'pending' | 'succeeded' | 'failed' | 'cancelled';
+      status: 'pending' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
       /**
        * @description When a pending delivery is tried next.
        * @example 2026-11-22T07:31
@@ -2249,6 +2672,19 @@ export interface components {
       links: components['schemas']['PageLinks'];
       meta: components['schemas']['PageMeta'];
     };
+    CreatePartnerWebhookDto: {
+      /**
+       * @description Where events are POSTed: http or https, on a public address (loopback, private and link-local
+       *     addresses are refused unless WEBHOOK_ALLOW_PRIVATE=true).
+       * @example https://hooks.example.com/restaurant-orders
+       */
+      url: string;
+      /**
+       * @description The signing secret, `whsec_` and the base64 of 24 to 64 random bytes; one is generated when left out.
+       * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+       */
+      secret?: string;
+    };
     SimulateOrderDto: {
       /**
        * @description The state to move the test order to. The steps on the way are recorded one by one: SENT_TO_LOGISTICS (sent), DISPATCHED (tracking TEST-<order id> with a dispatch date), DELIVERED (its delivery date and tracking link), COMPLETED (final completion date), each with a detailed status; CANCELLED is the cancel from TEST, and a delivery error with resolution Cancel once sent.
@@ -2256,6 +2692,172 @@ export interface components {
        * @enum {string}
        */
       to: 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
+    };
+    AdminOrderCompanyResponse: {
+      /**
+       * Format: int32
+       * @example 1
+       */
+      id: number;
+      /** @example Demo Restaurants s.r.o. */
+      name: string;
+      /** @example SK */
+      site: string;
+    };
+    AdminOrderListItemResponse: {
+      /** @description The order object of GET /order's `data`, exactly as its own partner gets it. */
+      order: components['schemas']['OrderListItemResponse'];
+      company: components['schemas']['AdminOrderCompanyResponse'];
+    };
+    AdminOrderListItemPage: {
+      data: components['schemas']['AdminOrderListItemResponse'][];
+      links: components['schemas']['PageLinks'];
+      meta: components['schemas']['PageMeta'];
+    };
+    AdminOrderAuditEntryResponse: {
+      /**
+       * @description The token's role; null when the change was made with the CLI.
+       * @example partner
+       * @enum {string|null}
+       */
+      token_role: 'partner' | 'admin' | 'logistics' | null;
+      /**
+       * Format: int32
+       * @description The audit event's id (GET /admin/audit-events).
+       * @example 42
+       */
+      id: number;
+      /**
+       * @description order.placed, order.updated, order.cancelled, order.comment, a logistics fact, ...
+       * @example order.updated
+       */
+      action: string;
+      /**
+       * @description Names of the fields the change set (never their values).
+       * @example [
+       *       "email",
+       *       "phone"
+       *     ]
+       */
+      changed_fields: string[];
+      /**
+       * @description The person the token was issued to.
+       * @example alice
+       */
+      user_name: string;
+      /**
+       * Format: int32
+       * @description The token that made the change; null when it was made with the CLI.
+       * @example 7
+       */
+      token_id: number | null;
+      /**
+       * @description The X-Request-Id of the request that made the change.
+       * @example 4f1c2f0e-5b0a-4c4e-9d8e-1f0a2b3c4d5e
+       */
+      request_id: string | null;
+    };
+    AdminOrderDeliveryAttemptResponse: {
+      /** @example 2026-11-22T07:30 */
+      attempted_at: string;
+      /**
+       * Format: int32
+       * @description The receiver's HTTP status; null when it did not answer.
+       * @example 503
+       */
+      status_code: number | null;
+      /**
+       * Format: int32
+       * @example 87
+       */
+      duration_ms: number;
+      /**
+       * @description Why the attempt failed, or null.
+       * @example HTTP 503 Service Unavailable
+       */
+      error: string | null;
+    };
+    AdminOrderDeliveryResponse: {
+      /**
+       * Format: int64
+       * @description The delivery's id in its endpoint's delivery log (`#/webhooks/{endpoint_id}/deliveries/{id}` in the console).
+       * @example 981
+       */
+      id: number;
+      /**
+       * @description pending (waiting for a try or a retry), succeeded, failed (given up), cancelled (endpoint deleted or gone).
+       * @example failed
+       * @enum {string}
+       */
+      status: 'pending' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+      /**
+       * Format: int32
+       * @example 3
+       */
+      endpoint_id: number;
+      /** @example https://hooks.example.com/restaurant-orders */
+      endpoint_url: string;
+      /**
+       * Format: int32
+       * @example 12
+       */
+      attempt_count: number;
+      /** @description The last try; absent until the first. */
+      last_attempt?: components['schemas']['AdminOrderDeliveryAttemptResponse'];
+    };
+    AdminOrderEventEntryResponse: {
+      /**
+       * @example order.updated
+       * @enum {string}
+       */
+      type:
+        | 'order.placed'
+        | 'order.updated'
+        | 'order.comment'
+        | 'order.state_changed'
+        | 'order.tracking'
+        | 'order.detailed_status'
+        | 'order.delivery_error';
+      /**
+       * @description The event's id, sent as `webhook-id`.
+       * @example evt_1042
+       */
+      id: string;
+      /** @description One per endpoint the company had when it happened, oldest first; at most 10 (then `timeline_truncated`). */
+      deliveries: components['schemas']['AdminOrderDeliveryResponse'][];
+    };
+    AdminOrderTimelineEntryResponse: {
+      /**
+       * @description Which of `audit` and `event` the entry has.
+       * @example audit
+       * @enum {string}
+       */
+      kind: 'audit' | 'event';
+      /**
+       * @description When it happened.
+       * @example 2026-11-22T07:30
+       */
+      at: string;
+      /** @description Present when `kind` is audit. */
+      audit?: components['schemas']['AdminOrderAuditEntryResponse'];
+      /** @description Present when `kind` is event. */
+      event?: components['schemas']['AdminOrderEventEntryResponse'];
+    };
+    AdminOrderResponse: {
+      /** @description The order object of GET /order/{id}, exactly as its own partner gets it. */
+      order: components['schemas']['OrderResponse'];
+      company: components['schemas']['AdminOrderCompanyResponse'];
+      /**
+       * @description Oldest first: every change from the audit trail and every event with its deliveries (a change and the
+       *     events it wrote happen at the same time: the change comes first). Bounded: the newest 100 changes and the
+       *     newest 100 events, at most 10 deliveries each.
+       */
+      timeline: components['schemas']['AdminOrderTimelineEntryResponse'][];
+      /**
+       * @description True when the bounds left older entries (or deliveries) out.
+       * @example false
+       */
+      timeline_truncated: boolean;
     };
     /** @description One event of any type; `type` says which, and so the shape of `data`. */
     OrderEvent:
@@ -2438,7 +3040,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -2611,7 +3213,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -2854,7 +3456,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -3027,7 +3629,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -3066,6 +3668,291 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  rollToken: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RollTokenDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['IssuedTokenResponse'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
+      409: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Order can no longer be updated: it has been sent to logistics."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
@@ -3264,7 +4151,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -3531,7 +4418,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -3706,7 +4593,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -3881,7 +4768,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -4054,7 +4941,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -4295,7 +5182,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -4558,7 +5445,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -4843,7 +5730,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -5034,7 +5921,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -5343,7 +6230,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -5489,7 +6376,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -5708,7 +6595,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -6061,7 +6948,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -6424,7 +7311,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -6619,7 +7506,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -6803,7 +7690,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -7118,7 +8005,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -7293,7 +8180,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -7626,7 +8513,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -7937,7 +8824,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -8248,7 +9135,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -8559,7 +9446,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -8881,7 +9768,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -9058,7 +9945,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -9231,7 +10118,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -9389,6 +10276,172 @@ export interface operations {
       };
     };
   };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookResponse'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
   deleteWebhook: {
     parameters: {
       query?: never;
@@ -9468,7 +10521,534 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  updateWebhook: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateWebhookDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookResponse'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RotateWebhookSecretDto'];
+      };
+    };
+    responses: {
+      /** @description The endpoint, with its new secret. */
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RotatedWebhookSecretResponse'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -9733,7 +11313,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -9930,7 +11510,1862 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
+      409: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Order can no longer be updated: it has been sent to logistics."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  listPartnerWebhooks: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Results per page. */
+        per_page?: number;
+      };
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page, in the simple-pagination envelope. */
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookPage'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  createPartnerWebhook: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreatePartnerWebhookDto'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CreatedWebhookResponse'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  getPartnerWebhook: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        /** @description One of your company's webhook endpoints (another company's is 404, like a missing one). */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookResponse'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  deletePartnerWebhook: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        /** @description One of your company's webhook endpoints (another company's is 404, like a missing one). */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookResponse'];
+        };
+      };
+      /** @description Malformed JSON, or JSON nested deeper than 32 levels (`errors.body`). */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "body": [
+           *           "Nested too deeply."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  updatePartnerWebhook: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        /** @description One of your company's webhook endpoints (another company's is 404, like a missing one). */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateWebhookDto'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookResponse'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  rotatePartnerWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        /** @description One of your company's webhook endpoints (another company's is 404, like a missing one). */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RotateWebhookSecretDto'];
+      };
+    };
+    responses: {
+      /** @description The endpoint, with its new secret. */
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RotatedWebhookSecretResponse'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is not UTF-8 JSON: another Content-Type, another charset or an unsupported Content-Encoding. */
+      415: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unsupported media type: send the body as application/json (UTF-8)."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  listPartnerWebhookDeliveries: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Results per page. */
+        per_page?: number;
+      };
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        /** @description One of your company's webhook endpoints (another company's is 404, like a missing one). */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page, in the simple-pagination envelope. */
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryPage'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  retryPartnerWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        /** @description One of your company's webhook endpoints (another company's is 404, like a missing one). */
+        id: number;
+        /** @description A delivery of this endpoint, as its delivery log lists it. */
+        deliveryId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The delivery after the new attempt. */
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryResponse'];
+        };
+      };
+      /** @description Malformed JSON, or JSON nested deeper than 32 levels (`errors.body`). */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "body": [
+           *           "Nested too deeply."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -10225,7 +13660,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The token's role may not call this route. */
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
       403: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -10402,6 +13837,364 @@ export interface operations {
           /**
            * @example {
            *       "message": "This Idempotency-Key was already used with a different request: use a new key for a new request."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  listAdminOrders: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Results per page. */
+        per_page?: number;
+        /** @description The market-specific order id (digits). */
+        order_id?: string;
+        /** @description Orders placed at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). */
+        created_from?: string;
+        /** @description Orders placed up to and including. */
+        created_to?: string;
+        /** @description Beyond the spec, for incremental sync: orders in this state. */
+        state?:
+          'PLACED' | 'TEST' | 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
+        /**
+         * @description The order reference a partner reads out: the site, a dash and the order id (any case, leading zeros
+         *     optional).
+         */
+        order_ref?: string;
+        /** @description Only this company's orders. */
+        company_id?: number;
+      };
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page, in the simple-pagination envelope. */
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminOrderListItemPage'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  getAdminOrder: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        /** @description The order id. */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminOrderResponse'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];
