@@ -274,7 +274,7 @@ export class OrdersRepository {
     const query = this.filtered(companyId, filter).orderBy('o.created_at', 'DESC').addOrderBy('o.id', 'DESC');
     return this.reads.read(companyId, (target) =>
       this.pageAsJson(
-        target.rows,
+        (statement, values) => target.rows(statement, values),
         'orders_list',
         query,
         offset,
