@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # A topology on one machine (docs/operations/deployment.md#a-topology-on-one-machine): a PostgreSQL 15 primary
 # and a streaming replica (which every instance reads from: DATABASE_REPLICA_URL), PgBouncer in transaction mode,
-# two API instances and a worker behind HAProxy, which checks /health/ready. PostgreSQL, PgBouncer and HAProxy listen on 127.0.0.1 (the instances on every interface:
-# the service has no setting for the address), each on a port of its own; the state lives in one folder.
+# two API instances (SERVICE_ROLE=api) behind HAProxy,
+# which checks /health/ready, and a worker (SERVICE_ROLE=worker). The database clients reach the primary through
+# HAProxy's address that follows it (TOPOLOGY_POSTGRES_PORT: only the server not in recovery is up), so promoting
+# the replica moves them without a restart (docs/scaling.md). PostgreSQL, PgBouncer and HAProxy listen on
+# 127.0.0.1 (the instances on every interface: the service has no setting for the address), each on a port of its
+# own; the state lives in one folder.
 #
 #   scripts/topology.sh up | down | status
 #
@@ -16,6 +20,7 @@ TEMPLATES="$ROOT/scripts/topology"
 STATE=${TOPOLOGY_DIR:-/tmp/roa-topology}
 PG_BIN=${TOPOLOGY_PG_BIN:-/usr/lib/postgresql/15/bin}
 PRIMARY_PORT=${TOPOLOGY_PRIMARY_PORT:-15432}
+POSTGRES_PORT=${TOPOLOGY_POSTGRES_PORT:-15430}
 REPLICA_PORT=${TOPOLOGY_REPLICA_PORT:-15433}
 PGBOUNCER_PORT=${TOPOLOGY_PGBOUNCER_PORT:-16432}
 HAPROXY_PORT=${TOPOLOGY_HAPROXY_PORT:-18080}
@@ -40,6 +45,7 @@ as_pg() {
 
 render() {
   sed -e "s|@STATE@|$STATE|g" -e "s|@PRIMARY_PORT@|$PRIMARY_PORT|g" -e "s|@PGBOUNCER_PORT@|$PGBOUNCER_PORT|g" \
+    -e "s|@POSTGRES_PORT@|$POSTGRES_PORT|g" -e "s|@REPLICA_PORT@|$REPLICA_PORT|g" \
     -e "s|@HAPROXY_PORT@|$HAPROXY_PORT|g" -e "s|@HAPROXY_STATS_PORT@|$HAPROXY_STATS_PORT|g" \
     -e "s|@API1_PORT@|$API1_PORT|g" -e "s|@API2_PORT@|$API2_PORT|g" "$TEMPLATES/$1"
 }
@@ -80,7 +86,7 @@ preflight() {
   done
   [ -f "$ROOT/dist/main.js" ] || fail "dist/main.js is missing: npm run build"
   [ ! -e "$STATE" ] || fail "$STATE exists: the topology is up (or was not torn down): scripts/topology.sh down"
-  for port in "$PRIMARY_PORT" "$REPLICA_PORT" "$PGBOUNCER_PORT" "$HAPROXY_PORT" "$HAPROXY_STATS_PORT" \
+  for port in "$PRIMARY_PORT" "$POSTGRES_PORT" "$REPLICA_PORT" "$PGBOUNCER_PORT" "$HAPROXY_PORT" "$HAPROXY_STATS_PORT" \
     "$API1_PORT" "$API2_PORT" "$WORKER_PORT" "$METRICS_BASE_PORT" $((METRICS_BASE_PORT + 1)) $((METRICS_BASE_PORT + 2)); do
     port_free "$port" || fail "port $port is taken: set the TOPOLOGY_*_PORT variables"
   done
@@ -95,6 +101,7 @@ start_primary() {
   as_pg "$PG_BIN/pg_ctl" -D "$STATE/primary" -l "$STATE/logs/primary.log" -w -t 30 start >/dev/null
   sql "$PRIMARY_PORT" <<SQL
 CREATE ROLE replicator WITH REPLICATION LOGIN PASSWORD '$REPLICATOR_PASSWORD';
+CREATE ROLE haproxy_check WITH LOGIN CONNECTION LIMIT 4;
 CREATE ROLE orders WITH LOGIN PASSWORD '$ORDERS_PASSWORD';
 CREATE DATABASE orders OWNER orders;
 -- In force on every statement, pooled or not: through PgBouncer the service sends no startup parameters.
@@ -124,13 +131,14 @@ start_pgbouncer() {
 }
 
 start_instance() {
-  local name=$1 port=$2 metrics_port=$3 dispatcher=$4
+  local name=$1 port=$2 metrics_port=$3 role=$4
   (
     cd "$ROOT"
     exec env -i PATH="$PATH" NODE_ENV=production PORT="$port" METRICS_PORT="$metrics_port" \
       DATABASE_URL="$SERVICE_URL" ${SERVICE_DIRECT_URL:+DATABASE_DIRECT_URL="$SERVICE_DIRECT_URL"} DEVICE_CREDENTIALS_KEY="$DEVICE_CREDENTIALS_KEY" MIGRATIONS_RUN=false \
       DATABASE_REPLICA_URL="$REPLICA_URL" \
-      WEBHOOK_DISPATCHER="$dispatcher" ${TOPOLOGY_REDIS_URL:+REDIS_URL="$TOPOLOGY_REDIS_URL"} \
+      SERVICE_ROLE="$role" ${TOPOLOGY_REDIS_URL:+REDIS_URL="$TOPOLOGY_REDIS_URL"} \
+      ${TOPOLOGY_RATE_LIMIT_PER_MINUTE:+RATE_LIMIT_PER_MINUTE="$TOPOLOGY_RATE_LIMIT_PER_MINUTE"} \
       setsid node dist/main.js </dev/null >"$STATE/logs/$name.log" 2>&1
   ) &
   echo $! >"$STATE/run/$name.pid"
@@ -142,20 +150,29 @@ start_services() {
     node dist/platform/database/migrate.js run >"$STATE/logs/migrate.log" 2>&1) ||
     fail "migrations failed: $(cat "$STATE/logs/migrate.log")"
   log "api1 :$API1_PORT, api2 :$API2_PORT, worker :$WORKER_PORT (DATABASE_URL: $SERVICE_DESCRIPTION)"
-  start_instance api1 "$API1_PORT" "$METRICS_BASE_PORT" false
-  start_instance api2 "$API2_PORT" $((METRICS_BASE_PORT + 1)) false
-  start_instance worker "$WORKER_PORT" $((METRICS_BASE_PORT + 2)) true
+  start_instance api1 "$API1_PORT" "$METRICS_BASE_PORT" api
+  start_instance api2 "$API2_PORT" $((METRICS_BASE_PORT + 1)) api
+  start_instance worker "$WORKER_PORT" $((METRICS_BASE_PORT + 2)) worker
   wait_ready api1 "http://127.0.0.1:$API1_PORT/health/ready"
   wait_ready api2 "http://127.0.0.1:$API2_PORT/health/ready"
   wait_ready worker "http://127.0.0.1:$WORKER_PORT/health/ready"
 }
 
+# Before the services: the database clients reach the primary through it (listen postgres in haproxy.cfg).
 start_haproxy() {
-  log "haproxy :$HAPROXY_PORT (stats :$HAPROXY_STATS_PORT/stats)"
+  log "haproxy :$HAPROXY_PORT, postgres :$POSTGRES_PORT (stats :$HAPROXY_STATS_PORT/stats)"
   render haproxy.cfg >"$STATE/haproxy.cfg"
   haproxy -c -f "$STATE/haproxy.cfg" >"$STATE/logs/haproxy-check.log" 2>&1 ||
     fail "haproxy refuses $STATE/haproxy.cfg: $(cat "$STATE/logs/haproxy-check.log")"
   haproxy -f "$STATE/haproxy.cfg" -p "$STATE/run/haproxy.pid" </dev/null >"$STATE/logs/haproxy.log" 2>&1
+  local deadline=$((SECONDS + 15))
+  until [ "$(writable_states 2>/dev/null || true)" = "$(printf 'primary UP\nreplica DOWN')" ]; do
+    [ $SECONDS -lt $deadline ] || fail "haproxy does not find the primary (alone) writable: $(writable_states)"
+    sleep 0.5
+  done
+}
+
+wait_balanced() {
   local deadline=$((SECONDS + 15))
   until [ "$(backends_up)" -eq 2 ]; do
     [ $SECONDS -lt $deadline ] || fail "haproxy does not see both API instances up: $(backend_states)"
@@ -163,16 +180,20 @@ start_haproxy() {
   done
 }
 
-# "api1 UP" per line, from HAProxy's statistics (CSV: pxname, svname, ..., status is the 18th field).
-backend_states() {
-  curl -fsS --max-time 2 "http://127.0.0.1:$HAPROXY_STATS_PORT/stats;csv" | awk -F, '$1 == "api" && $2 ~ /^api/ { print $2, $18 }'
+# "<server> UP" per line of one HAProxy proxy, from its statistics (CSV: pxname, svname, ..., status is the 18th field).
+proxy_states() {
+  curl -fsS --max-time 2 "http://127.0.0.1:$HAPROXY_STATS_PORT/stats;csv" |
+    awk -F, -v proxy="$1" '$1 == proxy && $2 != "FRONTEND" && $2 != "BACKEND" { print $2, $18 }'
 }
+backend_states() { proxy_states api; }
+writable_states() { proxy_states postgres; }
 backends_up() { { backend_states 2>/dev/null || true; } | grep -c ' UP$' || true; }
 
 # The ports and URLs, which `status` reads back and a shell can source to use the topology.
 write_env() {
   cat >"$STATE/topology.env" <<ENV
 PRIMARY_PORT=$PRIMARY_PORT
+POSTGRES_PORT=$POSTGRES_PORT
 REPLICA_PORT=$REPLICA_PORT
 PGBOUNCER_PORT=$PGBOUNCER_PORT
 HAPROXY_PORT=$HAPROXY_PORT
@@ -200,21 +221,23 @@ up() {
   REPLICATOR_PASSWORD=$(openssl rand -hex 16)
   ORDERS_PASSWORD=$(openssl rand -hex 16)
   DEVICE_CREDENTIALS_KEY=${DEVICE_CREDENTIALS_KEY:-$(openssl rand -hex 32)}
-  PRIMARY_URL="postgres://orders:$ORDERS_PASSWORD@127.0.0.1:$PRIMARY_PORT/orders"
+  # The primary, wherever it is: HAProxy's address that follows it (PRIMARY_PORT is the first primary's own).
+  PRIMARY_URL="postgres://orders:$ORDERS_PASSWORD@127.0.0.1:$POSTGRES_PORT/orders"
   REPLICA_URL="postgres://orders:$ORDERS_PASSWORD@127.0.0.1:$REPLICA_PORT/orders"
   POOLED_URL="postgres://orders:$ORDERS_PASSWORD@127.0.0.1:$PGBOUNCER_PORT/orders"
   if [ "${TOPOLOGY_POOLED:-0}" = 1 ]; then
     SERVICE_URL=$POOLED_URL SERVICE_DIRECT_URL=$PRIMARY_URL
     SERVICE_DESCRIPTION="PgBouncer :$PGBOUNCER_PORT, DATABASE_DIRECT_URL: the primary"
   else
-    SERVICE_URL=$PRIMARY_URL SERVICE_DIRECT_URL='' SERVICE_DESCRIPTION="the primary :$PRIMARY_PORT (TOPOLOGY_POOLED=1: PgBouncer)"
+    SERVICE_URL=$PRIMARY_URL SERVICE_DIRECT_URL='' SERVICE_DESCRIPTION="the primary through HAProxy :$POSTGRES_PORT (TOPOLOGY_POOLED=1: PgBouncer)"
   fi
   write_env
   start_primary
   start_replica
+  start_haproxy
   start_pgbouncer
   start_services
-  start_haproxy
+  wait_balanced
   trap - EXIT
   log "up: http://127.0.0.1:$HAPROXY_PORT (variables: $STATE/topology.env)"
 }
@@ -273,6 +296,7 @@ status() {
   streaming=$(sql "$PRIMARY_PORT" -c "SELECT application_name || ' ' || state || ' replay_lag=' || coalesce(replay_lag::text, '0') FROM pg_stat_replication" 2>/dev/null || true)
   printf 'replication %s\n' "${streaming:-not streaming}"
   printf 'haproxy backends:\n%s\n' "$(backend_states 2>/dev/null || echo 'stats unavailable')"
+  printf 'haproxy postgres (up: the writable server):\n%s\n' "$(writable_states 2>/dev/null | sed 's/^/postgres /' || echo 'stats unavailable')"
 }
 
 case "${1:-}" in

@@ -10,8 +10,10 @@ import { setupOpenApi } from './platform/openapi/openapi';
 import { refuseInvalidHost } from './platform/http/public-url';
 import { RequestBodyInterceptor } from './platform/http/request-body';
 import { refuseMalformedPath } from './platform/http/request-path';
+import { onlyWorkerRoutes } from './platform/http/worker-routes';
 import { createValidationPipe } from './kernel/validation';
 import { type Environment, validateEnvironment } from './platform/config/environment';
+import { dutiesOf } from './platform/config/service-role';
 import { assertRedisReachable } from './platform/config/redis-check';
 import { startupFailureLine } from './platform/config/startup-error';
 import { assertPortFree } from './platform/database/free-port';
@@ -69,6 +71,10 @@ async function createApp(
   app.set('etag', false);
   // What every request crosses, as two Express layers (inSequence) rather than one layer each.
   app.use(inSequence(...httpMetrics(app), requestLog.middleware, setSecurityHeaders()));
+  if (!dutiesOf(env).api) {
+    app.use(onlyWorkerRoutes);
+    return app;
+  }
   allowCors(app, env.CORS_ORIGINS);
   serveAdminConsole(app);
   app.use(inSequence(refuseInvalidHost, refuseMalformedPath));
@@ -129,6 +135,7 @@ async function bootstrap(): Promise<void> {
   app.get(FrameworkLogger).log({
     event: 'listening',
     port,
+    role: env.SERVICE_ROLE,
     embeddedDatabase: Boolean(database.embedded),
     msg: `Listening on port ${port}`,
   });

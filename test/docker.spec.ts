@@ -51,16 +51,19 @@ describe('docker/', () => {
   });
 
   it('compose.yml: PUBLIC_BASE_URL and the credentials key come from the environment, metrics stay local', () => {
-    const compose = parseYaml(read('compose.yml')) as {
+    const compose = parseYaml(read('compose.yml'), { merge: true }) as {
       services: Record<string, { environment?: Record<string, string>; ports?: string[] }>;
     };
-    expect(Object.keys(compose.services)).toEqual(['app', 'postgres', 'redis']);
-    const app = compose.services.app;
-    expect(app.environment).toMatchObject({
-      PUBLIC_BASE_URL: '${PUBLIC_BASE_URL:-}',
-      DEVICE_CREDENTIALS_KEY: expect.stringMatching(/^\$\{DEVICE_CREDENTIALS_KEY:\?/) as unknown,
-    });
+    expect(Object.keys(compose.services)).toEqual(['app', 'worker', 'postgres', 'redis']);
+    const { app, worker } = compose.services;
+    for (const instance of [app, worker])
+      expect(instance.environment).toMatchObject({
+        PUBLIC_BASE_URL: '${PUBLIC_BASE_URL:-}',
+        DEVICE_CREDENTIALS_KEY: expect.stringMatching(/^\$\{DEVICE_CREDENTIALS_KEY:\?/) as unknown,
+      });
+    expect([app.environment?.SERVICE_ROLE, worker.environment?.SERVICE_ROLE]).toEqual(['api', 'worker']);
     expect(app.ports).toEqual(['3000:3000', '127.0.0.1:9464:9464']);
+    expect(worker.ports).toBeUndefined();
     expect(read('compose.yml')).toContain('exec app node dist/cli/main.js tokens:create --role admin');
   });
 

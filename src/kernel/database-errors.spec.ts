@@ -13,6 +13,19 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable({ code: '08006' })).toBe(true);
   });
 
+  it('recognises a transaction whose connection died under it (TypeORM released its query runner)', () => {
+    expect(
+      isDatabaseUnavailable(new Error('Query runner already released. Cannot run queries anymore.')),
+    ).toBe(true);
+    expect(
+      isDatabaseUnavailable(
+        new Error(
+          'Database connection provided by a query runner was already released, cannot continue to use its querying methods anymore.',
+        ),
+      ),
+    ).toBe(true);
+  });
+
   it('does not take a faulty statement or a constraint violation for an outage', () => {
     expect(isDatabaseUnavailable({ code: '23505', message: 'duplicate key' })).toBe(false);
     expect(isDatabaseUnavailable({ code: '42P01', message: 'relation does not exist' })).toBe(false);

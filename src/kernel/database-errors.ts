@@ -20,6 +20,10 @@ const UNAVAILABLE_MESSAGES = [
   'Query read timeout',
   'the database system is starting up',
   'the database system is shutting down',
+  // TypeORM, once the connection under a transaction has died (the server gone mid-transaction): the rest of
+  // the transaction, its COMMIT included, finds its query runner released; the server rolled it back.
+  'Query runner already released',
+  'Database connection provided by a query runner was already released',
 ];
 
 /** True when an error (or the driver error a TypeORM error wraps) means the database cannot be reached. */

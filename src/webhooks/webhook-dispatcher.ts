@@ -2,6 +2,7 @@ import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap
 import { ConfigService } from '@nestjs/config';
 import { SecretSealer } from '../platform/formats/secret-sealer';
 import type { Environment } from '../platform/config/environment';
+import { configuredDuties } from '../platform/config/service-role';
 import { Outage } from '../platform/database/outage';
 import { toEventResponse } from '../outbox/dto/event-feed.response';
 import { publicEventId, type StoredEvent } from '../outbox/event-types';
@@ -19,9 +20,9 @@ const BATCH_SIZE = 20;
 const LEASE_MARGIN_MS = 30_000;
 
 /**
- * Delivers the outbox (CONTRACT §5). Every instance with WEBHOOK_DISPATCHER=true runs one loop: claim due
- * deliveries (SKIP LOCKED, with a lease), POST them signed, record each attempt, and schedule the retry with
- * backoff until the event is 24 hours old. Instances never send one delivery at the same time.
+ * Delivers the outbox (CONTRACT §5). Every instance whose SERVICE_ROLE includes it (`all`, `worker`) runs one
+ * loop: claim due deliveries (SKIP LOCKED, with a lease), POST them signed, record each attempt, and schedule the
+ * retry with backoff until the event is 24 hours old. Instances never send one delivery at the same time.
  */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -45,7 +46,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     private readonly jobLog: JobLog,
   ) {
     this.logger.setContext(WebhookDispatcher.name);
-    this.enabled = config.get('WEBHOOK_DISPATCHER', { infer: true });
+    this.enabled = configuredDuties(config).dispatcher;
     this.timeoutMs = config.get('WEBHOOK_TIMEOUT_MS', { infer: true });
     this.retryBaseMs = config.get('WEBHOOK_RETRY_BASE_MS', { infer: true });
     this.pollIntervalMs = config.get('WEBHOOK_POLL_INTERVAL_MS', { infer: true });
@@ -78,7 +79,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
    */
   private async dispatchDue(): Promise<number> {
     try {
-      const claimedCount = await this.jobLog.run('webhook-dispatch', async () => {
+      const claimedCount = await this.jobLog.run('webhook-dispatch', this.leaseMs, async () => {
         const claimed = await this.webhooks.claimDue(BATCH_SIZE, this.leaseMs);
         await this.deliver(claimed);
         return claimed.length;

@@ -24,6 +24,10 @@ import { StartupError } from './startup-error';
 /** No statement may hold a connection longer than this (OWASP API4: bounded resource use), then 503. */
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 
+/** SERVICE_ROLE's values (CONTRACT §9: workers apart); what each runs is service-role.ts's. */
+export const SERVICE_ROLES = ['all', 'api', 'worker'] as const;
+export type ServiceRole = (typeof SERVICE_ROLES)[number];
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -63,6 +67,20 @@ class BesideDatabaseUrl implements ValidatorConstraintInterface {
   }
   defaultMessage(): string {
     return 'needs DATABASE_URL (the pooler it bypasses): unset it, or set DATABASE_URL too';
+  }
+}
+
+/** WEBHOOK_DISPATCHER (deprecated) may only repeat what SERVICE_ROLE says: never the contrary. */
+@ValidatorConstraint({ name: 'agreesWithServiceRole' })
+class AgreesWithServiceRole implements ValidatorConstraintInterface {
+  validate(value: unknown, args: ValidationArguments): boolean {
+    const role = (args.object as Environment).SERVICE_ROLE;
+    return !((role === 'api' && value === true) || (role === 'worker' && value === false));
+  }
+  defaultMessage(args: ValidationArguments): string {
+    return (args.object as Environment).SERVICE_ROLE === 'api'
+      ? 'is deprecated and contradicts SERVICE_ROLE=api, which never runs the dispatcher: unset it'
+      : 'is deprecated and contradicts SERVICE_ROLE=worker, whose work is the dispatcher: unset it';
   }
 }
 
@@ -220,10 +238,22 @@ export class Environment {
   @IsBoolean({ message: 'must be true, false, 1 or 0' })
   WEBHOOK_ALLOW_PRIVATE = false;
 
-  /** Whether this instance delivers webhooks (any number may: deliveries are claimed with SKIP LOCKED). */
+  /**
+   * What this instance runs (service-role.ts): `all` the API, the webhook dispatcher and the periodic jobs;
+   * `api` the API only; `worker` the dispatcher and the jobs, and of HTTP only the health routes.
+   */
+  @IsIn(SERVICE_ROLES, { message: `must be one of ${SERVICE_ROLES.join(', ')}` })
+  SERVICE_ROLE: ServiceRole = 'all';
+
+  /**
+   * Deprecated (SERVICE_ROLE): `false` still turns the dispatcher off, as before; unset, the role decides. Any
+   * number of instances may dispatch: deliveries are claimed with SKIP LOCKED.
+   */
   @Transform(toBool)
+  @IsOptional()
   @IsBoolean({ message: 'must be true, false, 1 or 0' })
-  WEBHOOK_DISPATCHER = true;
+  @Validate(AgreesWithServiceRole)
+  WEBHOOK_DISPATCHER?: boolean;
 
   @Transform(toInt)
   @IsInt({ message: 'must be an integer from 1000 to 30000' })
@@ -310,6 +340,7 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
     'PUBLIC_BASE_URL',
     'DEVICE_CREDENTIALS_KEY',
     'NODE_ENV',
+    'WEBHOOK_DISPATCHER',
   );
   const relevant = Object.fromEntries(
     Object.entries(raw).filter(([key, value]) => known.includes(key) && value !== undefined),

@@ -11,6 +11,7 @@ import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs
 import { Public } from '../../kernel/access/access.decorators';
 import { MessageBody } from '../openapi/openapi.decorators';
 import { HealthResponse } from './dto/health.response';
+import { JobsHealthIndicator } from './jobs.health';
 import { MigrationsHealthIndicator } from './migrations.health';
 
 /** A 503 with the contract's body, written by the exception filter (not the one terminus documents). */
@@ -32,6 +33,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly migrations: MigrationsHealthIndicator,
+    private readonly jobs: JobsHealthIndicator,
   ) {}
 
   /** The process is up and serving HTTP. Touches nothing else. */
@@ -44,7 +46,10 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** The service can do its work: the database answers within a second and is migrated. 503 otherwise. */
+  /**
+   * The service can do its work: the database answers within a second and is migrated, and on a worker no
+   * background job's iteration has outrun its bound. 503 otherwise.
+   */
   @Get('ready')
   @ApiUnavailable('The database does not answer.')
   @HealthCheck({ swaggerDocumentation: false })
@@ -58,6 +63,7 @@ export class HealthController {
     return this.health.check([
       () => this.database.pingCheck('database', { timeout: 1_000 }),
       () => this.migrations.check('migrations'),
+      ...(this.jobs.applies ? [() => this.jobs.check('jobs')] : []),
     ]);
   }
 }

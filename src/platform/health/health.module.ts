@@ -2,12 +2,13 @@ import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { declareApiTag } from '../openapi/document-contributions';
 import { HealthController } from './health.controller';
+import { JobsHealthIndicator } from './jobs.health';
 import { MigrationsHealthIndicator } from './migrations.health';
 
 @Module({
   imports: [TerminusModule],
   controllers: [HealthController],
-  providers: [MigrationsHealthIndicator],
+  providers: [MigrationsHealthIndicator, JobsHealthIndicator],
 })
 export class HealthModule {
   constructor() {
