@@ -5,6 +5,7 @@ import { EventsModule } from '../outbox/events.module';
 import { contributeToDocument, declareApiTag } from '../platform/openapi/document-contributions';
 import { documentWebhooks } from './webhook-document';
 import { WebhookDispatcher } from './webhook-dispatcher';
+import { WebhookLogPurge } from './webhook-log-purge';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
@@ -16,7 +17,7 @@ import { WebhookEndpoint } from './webhook-endpoint.entity';
 @Module({
   imports: [AuditModule, CompaniesModule, EventsModule],
   controllers: [WebhooksController],
-  providers: [WebhooksRepository, WebhooksService, WebhookDispatcher],
+  providers: [WebhooksRepository, WebhooksService, WebhookDispatcher, WebhookLogPurge],
 })
 export class WebhooksModule {
   constructor() {
