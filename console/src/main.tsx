@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { session, whenTokenRefused } from './api';
 import { Audit, type AuditFilter } from './screens/audit';
 import { Companies } from './screens/companies';
+import { DeliveryScreen } from './screens/delivery';
 import { Products } from './screens/products';
 import { SignIn } from './screens/sign-in';
 import { Tokens } from './screens/tokens';
@@ -34,6 +35,8 @@ function Screen({ path, params }: { path: string; params: URLSearchParams }) {
       <Webhooks key={`webhooks-${companyId}`} companyId={companyId} />
     );
   }
+  const delivery = /^\/webhooks\/(\d+)\/deliveries\/(\d+)$/.exec(path);
+  if (delivery) return <DeliveryScreen key={path} endpointId={delivery[1]} deliveryId={delivery[2]} />;
   if (path === '/products') return <Products />;
   if (path === '/audit') {
     const filter: AuditFilter = {
