@@ -71,7 +71,7 @@ export class ListWebhookDeliveriesQuery extends PageQuery {
    * Only the delivery of this event (its `webhook-id`, as the receiver saw it): the way to find an event a
    * partner asks about.
    */
-  @ApiProperty({ pattern: '^evt_[1-9][0-9]{0,17}$', required: false, example: 'evt_1042' })
+  @ApiProperty({ pattern: '^evt_[1-9][0-9]{0,17}$', maxLength: 22, required: false, example: 'evt_1042' })
   @IsOptional()
   @IsString({ message: 'The event id must be evt_ and a number, as in webhook-id.' })
   @Matches(/^evt_[1-9]\d{0,17}$/, { message: 'The event id must be evt_ and a number, as in webhook-id.' })
