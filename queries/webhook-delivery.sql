@@ -2,12 +2,4 @@ WITH due AS ( SELECT id FROM webhook_deliveries WHERE status = 'pending' AND nex
 
 SELECT "OutboxEvent"."id" AS "OutboxEvent_id", "OutboxEvent"."company_id" AS "OutboxEvent_company_id", "OutboxEvent"."subject_type" AS "OutboxEvent_subject_type", "OutboxEvent"."order_id" AS "OutboxEvent_order_id", "OutboxEvent"."type" AS "OutboxEvent_type", "OutboxEvent"."data" AS "OutboxEvent_data", "OutboxEvent"."created_at" AS "OutboxEvent_created_at", "OutboxEvent"."transaction_id" AS "OutboxEvent_transaction_id" FROM "events" "OutboxEvent" WHERE (("OutboxEvent"."id" IN ($1)))
 
-START TRANSACTION
-
-INSERT INTO "webhook_attempts"("delivery_id", "attempted_at", "status_code", "duration_ms", "error") VALUES ($1, $2, $3, $4, $5) RETURNING "id"
-
-UPDATE "webhook_deliveries" SET "in_flight_until" = $1 WHERE "id" = $2
-
-UPDATE "webhook_deliveries" SET "status" = $1, "delivered_at" = now() WHERE ("id" = $2 AND "status" IN ($3, $4))
-
-COMMIT
+WITH outcome AS ( SELECT * FROM jsonb_to_recordset($1::jsonb) AS o( delivery_id bigint, attempted_at timestamptz, status_code smallint, duration_ms integer, error varchar(500), request_headers jsonb, response_headers jsonb, response_body text, response_body_truncated boolean, request_body text, kind text, delay_ms double precision) ), attempts AS ( INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error, request_headers, response_headers, response_body, response_body_truncated) SELECT delivery_id, attempted_at, status_code, duration_ms, error, request_headers, response_headers, response_body, response_body_truncated FROM outcome ) UPDATE webhook_deliveries d SET in_flight_until = NULL, request_body = coalesce(d.request_body, o.request_body), status = CASE WHEN o.kind = 'succeeded' AND d.status IN ('pending', 'failed') THEN 'succeeded' WHEN o.kind IN ('failed', 'gone') AND d.status = 'pending' THEN 'failed' ELSE d.status END, delivered_at = CASE WHEN o.kind = 'succeeded' AND d.status IN ('pending', 'failed') THEN now() ELSE d.delivered_at END, next_attempt_at = CASE WHEN o.kind = 'retry' AND d.status = 'pending' AND o.delay_ms IS NOT NULL THEN now() + make_interval(secs => o.delay_ms / 1000) ELSE d.next_attempt_at END FROM outcome o WHERE d.id = o.delivery_id
