@@ -358,6 +358,26 @@ describe('the generated TypeScript client', () => {
       }),
     );
     expect(retried.data).toMatchObject({ id: delivery.id, status: 'pending', attempt_count: 1 });
+    const found = await ok(
+      admin.GET('/api/v2/admin/webhooks/{id}/deliveries', {
+        params: {
+          path: { id: webhook.data.id },
+          query: { status: 'pending', event_type: 'order.placed', event_id: delivery.event_id },
+        },
+      }),
+    );
+    expect(found.data.data.map(({ id }) => id)).toEqual([delivery.id]);
+    const detail = await ok(
+      admin.GET('/api/v2/admin/webhooks/{id}/deliveries/{deliveryId}', {
+        params: { path: { id: webhook.data.id, deliveryId: delivery.id } },
+      }),
+    );
+    expect(detail.data).toMatchObject({
+      id: delivery.id,
+      endpoint_id: webhook.data.id,
+      company_id: companyId,
+    });
+    expect(detail.data.attempts[0].request_headers?.['webhook-id']).toBe(delivery.event_id);
     const path = { path: { id: webhook.data.id } };
     expect((await ok(admin.GET('/api/v2/admin/webhooks/{id}', { params: path }))).data.enabled).toBe(true);
     const settings = await ok(

@@ -159,6 +159,25 @@ export interface Delivery {
   attempts: { attempted_at: string; status_code: number | null; duration_ms: number; error: string | null }[];
 }
 
+export interface AttemptDetail {
+  number: number;
+  attempted_at: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  request_headers: Record<string, string> | null;
+  response_headers: Record<string, string> | null;
+  response_body: string | null;
+  response_body_truncated: boolean;
+}
+
+export interface DeliveryDetail extends Omit<Delivery, 'attempts'> {
+  endpoint_id: number;
+  company_id: number;
+  request_body: string | null;
+  attempts: AttemptDetail[];
+}
+
 export interface AuditEvent {
   id: number;
   occurred_at: string;

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { query, session, whenTokenRefused } from './api';
 import { Audit, type AuditFilter } from './screens/audit';
 import { Companies } from './screens/companies';
+import { DeliveryScreen } from './screens/delivery';
 import { EndpointSettings } from './screens/endpoint-settings';
 import { ORDER_FILTER_KEYS, type OrderFilter, Orders, OrderScreen } from './screens/orders';
 import { Products } from './screens/products';
@@ -36,6 +37,8 @@ function Screen({ path, params }: { path: string; params: URLSearchParams }) {
       <Webhooks key={`webhooks-${companyId}`} companyId={companyId} />
     );
   }
+  const delivery = /^\/webhooks\/(\d+)\/deliveries\/(\d+)$/.exec(path);
+  if (delivery) return <DeliveryScreen key={path} endpointId={delivery[1]} deliveryId={delivery[2]} />;
   const endpointScreen = /^\/webhooks\/(\d+)$/.exec(path);
   if (endpointScreen) {
     const endpointId = Number(endpointScreen[1]);

@@ -24,8 +24,10 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 @Check('webhook_deliveries_status_known', oneOf('status', DELIVERY_STATUSES))
 @Index('webhook_deliveries_due_idx', ['nextAttemptAt'], { where: `status = 'pending'` })
 @Index('webhook_deliveries_endpoint_idx', ['endpointId', 'id'])
+@Index('webhook_deliveries_endpoint_status_idx', ['endpointId', 'status', 'id'])
 @Index('webhook_deliveries_event_idx', ['eventId'])
 @Index('webhook_deliveries_paused_idx', ['endpointId', 'createdAt'], { where: `status = 'paused'` })
+@Index('webhook_deliveries_created_idx', ['createdAt'])
 export class WebhookDelivery {
   @PrimaryGeneratedColumn({ type: 'bigint', primaryKeyConstraintName: 'webhook_deliveries_pkey' })
   id!: string;
@@ -60,7 +62,17 @@ export class WebhookDelivery {
 
   @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true })
   deliveredAt!: Date | null;
+
+  /**
+   * The body every attempt POSTed, kept once per delivery (it is the same at each attempt: only the headers
+   * change); null until the first attempt is recorded, and for attempts recorded by an older version.
+   */
+  @Column({ name: 'request_body', type: 'text', nullable: true })
+  requestBody!: string | null;
 }
+
+/** HTTP headers as stored: lower-case names, each with its value (repeated headers joined by `, `). */
+export type StoredHeaders = Record<string, string>;
 
 /** One try at a delivery: what the receiver answered (or why it did not), and how long it took. */
 @Entity('webhook_attempts')
@@ -88,4 +100,20 @@ export class WebhookAttempt {
 
   @Column({ type: 'varchar', length: 500, nullable: true })
   error!: string | null;
+
+  /** The headers sent: the signature is in them, the endpoint's secret never. Null for older attempts. */
+  @Column({ name: 'request_headers', type: 'jsonb', nullable: true })
+  requestHeaders!: StoredHeaders | null;
+
+  /** The receiver's headers, bounded in count and size (webhook-exchange.ts); null without an answer. */
+  @Column({ name: 'response_headers', type: 'jsonb', nullable: true })
+  responseHeaders!: StoredHeaders | null;
+
+  /** The first 4 KiB of the receiver's body, as UTF-8 text; null without an answer. */
+  @Column({ name: 'response_body', type: 'text', nullable: true })
+  responseBody!: string | null;
+
+  /** The receiver sent more than what `response_body` keeps. */
+  @Column({ name: 'response_body_truncated', type: 'boolean', default: false })
+  responseBodyTruncated!: boolean;
 }

@@ -12,16 +12,28 @@ import { ServiceLogger } from '../platform/logging/loggers';
 import { AppMetrics } from '../platform/metrics/app-metrics';
 import { RETRY_WINDOW_MS, retryDelayMs } from './retry-schedule';
 import { type SendResult, sendWebhook } from './webhook-sender';
-import { type ClaimedDelivery, type DeliveryOutcome, WebhooksRepository } from './webhooks.repository';
+import {
+  type ClaimedDelivery,
+  type DeliveryOutcome,
+  type RecordedAttempt,
+  WebhooksRepository,
+} from './webhooks.repository';
 
 /** Deliveries sent at once by one dispatcher. */
 const BATCH_SIZE = 20;
 /** A claimed delivery is someone else's again this long after its attempt's timeout, if never recorded. */
 const LEASE_MARGIN_MS = 30_000;
 
+/** An attempt sent, ready to be recorded, with what its log line names. */
+interface SentAttempt extends RecordedAttempt {
+  endpointId: number;
+  attemptNumber: number;
+  webhookId: string;
+}
+
 /**
  * Delivers the outbox (CONTRACT §5). Every instance whose SERVICE_ROLE includes it (`all`, `worker`) runs one
- * loop: claim due deliveries (SKIP LOCKED, with a lease), POST them signed, record each attempt, and schedule the
+ * loop: claim due deliveries (SKIP LOCKED, with a lease), POST them signed, record the batch's attempts in one statement, and schedule the
  * retry with backoff until the event is 24 hours old. Instances never send one delivery at the same time.
  */
 @Injectable()
@@ -96,47 +108,70 @@ export class WebhookDispatcher implements OnApplicationBootstrap, BeforeApplicat
     return this.timeoutMs + LEASE_MARGIN_MS;
   }
 
-  /** Sends claimed deliveries (due ones, or one an admin retries) at once, their events read in one statement. */
+  /**
+   * Sends claimed deliveries (due ones, or one an admin retries) at once, their events read in one statement,
+   * then records every attempt and where each delivery goes from it in one statement; an endpoint that
+   * answered 410 Gone is stopped afterwards.
+   */
   async deliver(claimed: ClaimedDelivery[]): Promise<void> {
     if (claimed.length === 0) return;
     const events = await this.events.byIds(claimed.map((delivery) => delivery.eventId));
-    await Promise.all(claimed.map((delivery) => this.send(delivery, events.get(delivery.eventId)!)));
+    const sent = await Promise.all(
+      claimed.map((delivery) => this.send(delivery, events.get(delivery.eventId)!)),
+    );
+    await this.webhooks.recordAttempts(sent);
+    for (const { outcome, endpointId } of sent) {
+      if (outcome.kind === 'gone') await this.webhooks.stopGoneEndpoint(endpointId, outcome.reason);
+    }
+    for (const attempt of sent) this.logAttempt(attempt);
   }
 
-  /**
-   * Sends one claimed delivery, records the attempt and where the delivery goes from it: delivered, retried
-   * later with backoff (a hand retry's failure leaves the schedule and a given-up delivery as they were),
-   * given up, or its endpoint gone.
-   */
-  private async send(delivery: ClaimedDelivery, event: StoredEvent): Promise<void> {
+  /** Sends one claimed delivery; returns the attempt and where the delivery goes from it. */
+  private async send(delivery: ClaimedDelivery, event: StoredEvent): Promise<SentAttempt> {
     const attemptedAt = new Date();
     const webhookId = publicEventId(event.id);
+    const body = JSON.stringify(toEventResponse(event));
     const result = await sendWebhook(
       {
         url: delivery.url,
         secrets: signingSecrets(delivery).map((sealed) => this.sealer.open(sealed)),
         eventId: webhookId,
-        body: JSON.stringify(toEventResponse(event)),
+        body,
       },
       { timeoutMs: this.timeoutMs, allowPrivate: this.allowPrivate },
     );
-    const outcome = this.outcomeOf(delivery, result);
-    await this.webhooks.recordAttempt(
-      delivery,
-      { attemptedAt, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error },
-      outcome,
-    );
-    this.metrics.webhookAttempts.inc({ outcome: outcome.kind });
+    return {
+      deliveryId: delivery.id,
+      endpointId: delivery.endpointId,
+      attemptNumber: delivery.attemptCount,
+      webhookId,
+      requestBody: body,
+      attempt: {
+        attemptedAt,
+        statusCode: result.statusCode,
+        durationMs: result.durationMs,
+        error: result.error,
+        requestHeaders: result.requestHeaders,
+        responseHeaders: result.response?.headers ?? null,
+        responseBody: result.response?.body ?? null,
+        responseBodyTruncated: result.response?.bodyTruncated ?? false,
+      },
+      outcome: this.outcomeOf(delivery, result),
+    };
+  }
+
+  private logAttempt(sent: SentAttempt): void {
+    this.metrics.webhookAttempts.inc({ outcome: sent.outcome.kind });
     this.logger.info(
       {
         event: 'webhook_attempt',
-        webhookId,
-        deliveryId: delivery.id,
-        endpointId: delivery.endpointId,
-        attempt: delivery.attemptCount,
-        statusCode: result.statusCode,
-        durationMs: result.durationMs,
-        outcome: outcome.kind,
+        webhookId: sent.webhookId,
+        deliveryId: sent.deliveryId,
+        endpointId: sent.endpointId,
+        attempt: sent.attemptNumber,
+        statusCode: sent.attempt.statusCode,
+        durationMs: sent.attempt.durationMs,
+        outcome: sent.outcome.kind,
       },
       'Webhook attempt',
     );

@@ -1,6 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
+import type { StoredHeaders } from './webhook-delivery.entity';
+import { bodyStart, boundedHeaders, RESPONSE_BODY_BYTES } from './webhook-exchange';
 import { isAllowedAddressLiteral, publicOnlyLookup } from './webhook-url';
 
 export interface WebhookMessage {
@@ -21,6 +23,10 @@ export interface SendResult {
   error: string | null;
   /** A Retry-After the receiver sent with a 429 or 503, in milliseconds. */
   retryAfterMs: number | null;
+  /** The headers sent (the signature among them; the secret is never a header). */
+  requestHeaders: StoredHeaders;
+  /** What came back, bounded (webhook-exchange.ts); null when there was no answer. */
+  response: { headers: StoredHeaders; body: string; bodyTruncated: boolean } | null;
 }
 
 const USER_AGENT = 'restaurant-orders-api-webhooks/1';
@@ -51,13 +57,28 @@ export function sendWebhook(
     .join(' ');
   const url = new URL(message.url);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const requestHeaders = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(message.body)),
+    'user-agent': USER_AGENT,
+    'webhook-id': message.eventId,
+    'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+    'webhook-signature': signature,
+  };
   return new Promise<SendResult>((resolve) => {
-    const finish = (statusCode: number | null, error: string | null, retryAfter: number | null = null) =>
+    const finish = (
+      statusCode: number | null,
+      error: string | null,
+      response: SendResult['response'] = null,
+      retryAfter: number | null = null,
+    ) =>
       resolve({
         statusCode,
         durationMs: Math.round(performance.now() - started),
         error,
         retryAfterMs: retryAfter,
+        requestHeaders,
+        response,
       });
     if (!isAllowedAddressLiteral(url, options.allowPrivate)) {
       return finish(null, `${url.hostname} is not a public address`);
@@ -68,29 +89,30 @@ export function sendWebhook(
         method: 'POST',
         lookup: publicOnlyLookup(options.allowPrivate),
         signal: AbortSignal.timeout(options.timeoutMs),
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(message.body),
-          'user-agent': USER_AGENT,
-          'webhook-id': message.eventId,
-          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-          'webhook-signature': signature,
-        },
+        headers: requestHeaders,
       },
       (incoming) => {
         let read = 0;
+        const kept: Buffer[] = [];
         incoming.on('data', (chunk: Buffer) => {
+          if (read < RESPONSE_BODY_BYTES) kept.push(chunk.subarray(0, RESPONSE_BODY_BYTES - read));
           read += chunk.length;
           if (read > MAX_RESPONSE_BYTES) incoming.destroy();
         });
         incoming.on('close', () => {
           const status = incoming.statusCode ?? 0;
-          if (status >= 200 && status < 300) return finish(status, null);
+          const response = {
+            headers: boundedHeaders(incoming.rawHeaders),
+            body: bodyStart(kept),
+            bodyTruncated: read > RESPONSE_BODY_BYTES,
+          };
+          if (status >= 200 && status < 300) return finish(status, null, response);
           const retryAfter =
             status === 429 || status === 503 ? retryAfterMs(incoming.headers['retry-after']) : null;
           finish(
             status,
-            `HTTP ${status}${incoming.statusMessage ? ` ${incoming.statusMessage}` : ''}`,
+            `HTTP ${status}${incoming.statusMessage ? ` ${incoming.statusMessage}` : ''}`.slice(0, 500),
+            response,
             retryAfter,
           );
         });

@@ -10,6 +10,7 @@ import { ApiErrorResponses, ApiPageResponse } from '../platform/openapi/openapi.
 import { type Page, PageQuery, pageWindow } from '../kernel/pagination';
 import {
   CreateWebhookDto,
+  ListWebhookDeliveriesQuery,
   ListWebhooksQuery,
   RotateWebhookSecretDto,
   UpdateWebhookDto,
@@ -17,7 +18,9 @@ import {
 import {
   CreatedWebhookResponse,
   RotatedWebhookSecretResponse,
+  toDeliveryDetailResponse,
   toDeliveryResponse,
+  WebhookDeliveryDetailResponse,
   toWebhookResponse,
   WebhookDeliveryResponse,
   WebhookResponse,
@@ -25,6 +28,19 @@ import {
 import { ENDPOINT_SETTINGS, SECRET_ROTATION, toSecretRotation } from './dto/endpoint-settings';
 import { DeliveryNotFoundError } from './webhooks.errors';
 import { WebhooksService } from './webhooks.service';
+
+const deliveryIdParam = () => bigIdParam(() => new DeliveryNotFoundError());
+
+const ENDPOINT_PARAM = {
+  name: 'id',
+  description: 'The webhook endpoint.',
+  schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647, example: 3 },
+} as const;
+const DELIVERY_PARAM = {
+  name: 'deliveryId',
+  description: 'A delivery of this endpoint, as its delivery log lists it.',
+  schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, example: 981 },
+} as const;
 
 /** A company's webhook endpoints (CONTRACT §5, §6). Events are signed with Standard Webhooks headers. */
 @ApiTags('admin')
@@ -128,26 +144,55 @@ export class WebhooksController {
     return toWebhookResponse(await this.webhooks.remove(actor, id), this.formats);
   }
 
-  /** The delivery log of an endpoint (deleted ones too), newest first, with every attempt. */
+  /**
+   * The delivery log of an endpoint (deleted ones too), newest first, with each attempt's outcome; filtered
+   * by status, event type and event id (every given filter applies). The event id filter is how an event a
+   * partner names (`webhook-id`) is found: at most one delivery per endpoint has it.
+   */
   @Get(':id/deliveries')
   @ApiOperation({
     operationId: 'listWebhookDeliveries',
     summary: 'List the deliveries of a webhook endpoint',
   })
+  @ApiParam(ENDPOINT_PARAM)
   @ApiPageResponse(WebhookDeliveryResponse)
   @ApiErrorResponses(400, 401, 403, 404, 429)
   async deliveries(
     @Param('id', webhookIdParam()) id: number,
-    @Query() query: PageQuery,
+    @Query() query: ListWebhookDeliveriesQuery,
     @Req() request: Request,
   ): Promise<Page<WebhookDeliveryResponse>> {
     const { offset, limit } = pageWindow(query);
-    const rows = await this.webhooks.deliveries(id, offset, limit);
+    const rows = await this.webhooks.deliveries(id, offset, limit, {
+      status: query.status,
+      eventType: query.event_type,
+      eventId: query.event_id,
+    });
     return this.formats.page(
       rows.map(({ delivery, attempts }) => toDeliveryResponse(delivery, attempts, this.formats)),
       query,
       request,
     );
+  }
+
+  /**
+   * One delivery with the body it sent and every attempt in full: the headers sent, and the receiver's status,
+   * headers and first 4 KiB of body, the duration and the error. Another endpoint's delivery is 404.
+   */
+  @Get(':id/deliveries/:deliveryId')
+  @ApiOperation({
+    operationId: 'getWebhookDelivery',
+    summary: 'Get a delivery with what every attempt sent and got back',
+  })
+  @ApiParam(ENDPOINT_PARAM)
+  @ApiParam(DELIVERY_PARAM)
+  @ApiOkResponse({ type: WebhookDeliveryDetailResponse })
+  @ApiErrorResponses(401, 403, 404, 429)
+  async delivery(
+    @Param('id', webhookIdParam()) id: number,
+    @Param('deliveryId', deliveryIdParam()) deliveryId: string,
+  ): Promise<WebhookDeliveryDetailResponse> {
+    return toDeliveryDetailResponse(await this.webhooks.delivery(id, deliveryId), this.formats);
   }
 
   @Post(':id/deliveries/:deliveryId/retry')
@@ -158,30 +203,24 @@ export class WebhooksController {
     description:
       'Sends a delivery that has not succeeded again at once, whether it is waiting for its next automatic ' +
       'attempt or was given up, with the same `webhook-id` and a fresh `webhook-timestamp` and ' +
-      '`webhook-signature`, and answers with the delivery, the new attempt last in its log. If the attempt ' +
+      '`webhook-signature`, and answers with the delivery, every attempt in full, the new one last. If the attempt ' +
       'succeeds, the delivery is succeeded and no automatic attempt follows; if it fails, a pending delivery ' +
       'keeps its automatic schedule and a given-up one stays given up. Refused with 409: a delivery that ' +
       'succeeded; one with an attempt in flight at that moment (the dispatcher or another retry is sending ' +
       "it); one whose endpoint was deleted or answered 410 Gone. Another endpoint's delivery is 404.",
   })
-  @ApiParam({
-    name: 'id',
-    description: 'The webhook endpoint.',
-    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 2_147_483_647, example: 3 },
+  @ApiParam(ENDPOINT_PARAM)
+  @ApiParam(DELIVERY_PARAM)
+  @ApiOkResponse({
+    type: WebhookDeliveryDetailResponse,
+    description: 'The delivery after the new attempt, every attempt in full.',
   })
-  @ApiParam({
-    name: 'deliveryId',
-    description: 'A delivery of this endpoint, as its delivery log lists it.',
-    schema: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, example: 981 },
-  })
-  @ApiOkResponse({ type: WebhookDeliveryResponse, description: 'The delivery after the new attempt.' })
   @ApiErrorResponses(401, 403, 404, 409, 429)
   async retry(
     @CurrentActor() actor: Actor,
     @Param('id', webhookIdParam()) id: number,
-    @Param('deliveryId', bigIdParam(() => new DeliveryNotFoundError())) deliveryId: string,
-  ): Promise<WebhookDeliveryResponse> {
-    const { delivery, attempts } = await this.webhooks.retry(actor, id, deliveryId);
-    return toDeliveryResponse(delivery, attempts, this.formats);
+    @Param('deliveryId', deliveryIdParam()) deliveryId: string,
+  ): Promise<WebhookDeliveryDetailResponse> {
+    return toDeliveryDetailResponse(await this.webhooks.retry(actor, id, deliveryId), this.formats);
   }
 }

@@ -6,6 +6,7 @@ import { contributeToDocument, declareApiTag } from '../platform/openapi/documen
 import { documentWebhooks } from './webhook-document';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { PartnerWebhooksController } from './partner-webhooks.controller';
+import { WebhookLogPurge } from './webhook-log-purge';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
@@ -17,7 +18,7 @@ import { WebhookEndpoint } from './webhook-endpoint.entity';
 @Module({
   imports: [AuditModule, CompaniesModule, EventsModule],
   controllers: [WebhooksController, PartnerWebhooksController],
-  providers: [WebhooksRepository, WebhooksService, WebhookDispatcher],
+  providers: [WebhooksRepository, WebhooksService, WebhookDispatcher, WebhookLogPurge],
   exports: [WebhooksService],
 })
 export class WebhooksModule {

@@ -49,6 +49,24 @@ export interface EventDeliveryRow {
   error: string | null;
 }
 
+/** What a delivery log lists (CONTRACT §6): every given condition holds. */
+export interface DeliveryFilter {
+  status?: DeliveryStatus;
+  /** The event's row id (the number of `evt_<id>`). */
+  eventId?: string;
+  eventType?: string;
+}
+
+/** An attempt's columns without what was sent and what came back. */
+const OUTCOME_COLUMNS = {
+  id: true,
+  deliveryId: true,
+  attemptedAt: true,
+  statusCode: true,
+  durationMs: true,
+  error: true,
+} as const;
+
 /** No attempt of the delivery is being sent (an expired lease is one whose claimant died). */
 const NOT_IN_FLIGHT = '(in_flight_until IS NULL OR in_flight_until <= now())';
 
@@ -85,6 +103,17 @@ function toClaimedDelivery(row: ClaimedRow, byHand: boolean): ClaimedDelivery {
 /** Whose endpoints a caller reaches: a partner its company's only, an admin every company's (none named). */
 export interface EndpointScope {
   companyId?: number;
+}
+
+/** What one attempt of a claimed delivery sent and got back. */
+export type AttemptRecord = Omit<WebhookAttempt, 'id' | 'deliveryId' | 'delivery'>;
+
+/** One attempt of a claimed batch, the body it sent, and where its delivery goes from it. */
+export interface RecordedAttempt {
+  deliveryId: string;
+  attempt: AttemptRecord;
+  requestBody: string;
+  outcome: DeliveryOutcome;
 }
 
 /** How a claimed delivery ends this attempt. */
@@ -188,20 +217,40 @@ export class WebhooksRepository {
     );
   }
 
-  /** An endpoint's deliveries, newest first (webhook_deliveries_endpoint_idx). */
-  listDeliveries(endpointId: number, offset: number, limit: number): Promise<WebhookDelivery[]> {
-    return this.dataSource.manager.find(WebhookDelivery, {
-      where: { endpointId },
-      order: { id: 'DESC' },
-      skip: offset,
-      take: limit,
-    });
+  /**
+   * An endpoint's deliveries, newest first, optionally only those of one status (webhook_deliveries_endpoint_
+   * status_idx), of one event (webhook_deliveries_event_idx) or of one event type (checked against the event's
+   * row by its primary key while the endpoint's index is read newest first).
+   */
+  listDeliveries(
+    endpointId: number,
+    offset: number,
+    limit: number,
+    filter: DeliveryFilter = {},
+  ): Promise<WebhookDelivery[]> {
+    const query = this.dataSource.manager
+      .createQueryBuilder(WebhookDelivery, 'delivery')
+      .where('delivery.endpointId = :endpointId', { endpointId });
+    if (filter.status !== undefined) query.andWhere('delivery.status = :status', { status: filter.status });
+    if (filter.eventId !== undefined)
+      query.andWhere('delivery.eventId = :eventId', { eventId: filter.eventId });
+    if (filter.eventType !== undefined) {
+      query.andWhere(
+        'EXISTS (SELECT 1 FROM events event WHERE event.id = delivery.event_id AND event.type = :eventType)',
+        { eventType: filter.eventType },
+      );
+    }
+    return query.orderBy('delivery.id', 'DESC').offset(offset).limit(limit).getMany();
   }
 
-  /** Every attempt of the given deliveries, oldest first, in one statement. */
-  attemptsOf(deliveryIds: string[]): Promise<WebhookAttempt[]> {
+  /**
+   * Every attempt of the given deliveries, oldest first, in one statement: with what was sent and what came
+   * back when `exchange`, else only their outcome (a list page does not carry receivers' bodies).
+   */
+  attemptsOf(deliveryIds: string[], exchange = false): Promise<WebhookAttempt[]> {
     if (deliveryIds.length === 0) return Promise.resolve([]);
     return this.dataSource.manager.find(WebhookAttempt, {
+      select: exchange ? undefined : OUTCOME_COLUMNS,
       where: { deliveryId: In(deliveryIds) },
       order: { deliveryId: 'ASC', id: 'ASC' },
     });
@@ -261,40 +310,82 @@ export class WebhooksRepository {
   }
 
   /**
-   * Records one attempt and where the delivery goes from it, in one transaction, and ends its flight. A
-   * success also counts for a given-up delivery retried by hand; a delivery cancelled meanwhile stays so.
+   * Records the attempts of a claimed batch and where each delivery goes from its attempt, in one statement
+   * (one transaction whatever the batch size), and ends their flight. A success also counts for a given-up
+   * delivery retried by hand; a delivery cancelled meanwhile stays so; a retry's next attempt is timed on the
+   * database's clock, like the claim; a gone endpoint's delivery is given up here (the caller deactivates the
+   * endpoint).
    */
-  recordAttempt(
-    delivery: ClaimedDelivery,
-    attempt: Pick<WebhookAttempt, 'attemptedAt' | 'statusCode' | 'durationMs' | 'error'>,
-    outcome: DeliveryOutcome,
-  ): Promise<void> {
-    return this.unitOfWork.transaction(async (manager) => {
-      await manager.insert(WebhookAttempt, { ...attempt, deliveryId: delivery.id });
-      await manager.update(WebhookDelivery, { id: delivery.id }, { inFlightUntil: null });
-      const pending = { id: delivery.id, status: 'pending' as const };
-      switch (outcome.kind) {
-        case 'succeeded':
-          await manager.update(
-            WebhookDelivery,
-            { id: delivery.id, status: In(['pending', 'paused', 'failed']) },
-            { status: 'succeeded', deliveredAt: () => 'now()' },
-          );
-          return;
-        case 'retry':
-          if (outcome.delayMs === null) return;
-          await manager.update(WebhookDelivery, pending, {
-            nextAttemptAt: new Date(Date.now() + outcome.delayMs),
-          });
-          return;
-        case 'failed':
-          await manager.update(WebhookDelivery, pending, { status: 'failed' });
-          return;
-        case 'gone':
-          await manager.update(WebhookDelivery, pending, { status: 'failed' });
-          await this.deactivate(manager, delivery.endpointId, { disabledReason: outcome.reason });
-      }
-    });
+  async recordAttempts(recorded: RecordedAttempt[]): Promise<void> {
+    if (recorded.length === 0) return;
+    const rows = recorded.map(({ deliveryId, attempt, requestBody, outcome }) => ({
+      delivery_id: deliveryId,
+      attempted_at: attempt.attemptedAt.toISOString(),
+      status_code: attempt.statusCode,
+      duration_ms: attempt.durationMs,
+      error: attempt.error,
+      request_headers: attempt.requestHeaders,
+      response_headers: attempt.responseHeaders,
+      response_body: attempt.responseBody,
+      response_body_truncated: attempt.responseBodyTruncated,
+      request_body: requestBody,
+      kind: outcome.kind,
+      delay_ms: outcome.kind === 'retry' ? outcome.delayMs : null,
+    }));
+    await this.dataSource.query(
+      `WITH outcome AS (
+         SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(
+           delivery_id bigint, attempted_at timestamptz, status_code smallint, duration_ms integer,
+           error varchar(500), request_headers jsonb, response_headers jsonb, response_body text,
+           response_body_truncated boolean, request_body text, kind text, delay_ms double precision)
+       ), attempts AS (
+         INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error,
+           request_headers, response_headers, response_body, response_body_truncated)
+         SELECT delivery_id, attempted_at, status_code, duration_ms, error,
+           request_headers, response_headers, response_body, response_body_truncated
+         FROM outcome
+       )
+       UPDATE webhook_deliveries d
+       SET in_flight_until = NULL,
+         request_body = coalesce(d.request_body, o.request_body),
+         status = CASE
+           WHEN o.kind = 'succeeded' AND d.status IN ('pending', 'paused', 'failed') THEN 'succeeded'
+           WHEN o.kind IN ('failed', 'gone') AND d.status = 'pending' THEN 'failed'
+           ELSE d.status END,
+         delivered_at = CASE
+           WHEN o.kind = 'succeeded' AND d.status IN ('pending', 'paused', 'failed') THEN now()
+           ELSE d.delivered_at END,
+         next_attempt_at = CASE
+           WHEN o.kind = 'retry' AND d.status = 'pending' AND o.delay_ms IS NOT NULL
+             THEN now() + make_interval(secs => o.delay_ms / 1000)
+           ELSE d.next_attempt_at END
+       FROM outcome o
+       WHERE d.id = o.delivery_id`,
+      [JSON.stringify(rows)],
+    );
+  }
+
+  /** Stops a gone endpoint (it answered 410) in a transaction of its own. */
+  stopGoneEndpoint(endpointId: number, reason: string): Promise<void> {
+    return this.unitOfWork.transaction((manager) =>
+      this.deactivate(manager, endpointId, { disabledReason: reason }),
+    );
+  }
+
+  /**
+   * Deletes up to `limit` finished deliveries (their attempts with them) created before `before`
+   * (webhook_deliveries_created_idx); one with an attempt in flight (a hand retry of a given-up delivery) is
+   * left for the next run. Returns how many were deleted.
+   */
+  async purgeFinished(before: Date, limit: number): Promise<number> {
+    const [, deleted]: [unknown, number] = await this.dataSource.query(
+      `DELETE FROM webhook_deliveries WHERE id IN (
+         SELECT id FROM webhook_deliveries
+         WHERE created_at < $1 AND status <> 'pending' AND ${NOT_IN_FLIGHT}
+         LIMIT $2)`,
+      [before, limit],
+    );
+    return deleted;
   }
 
   /**

@@ -8,7 +8,7 @@ import { SecretSealer } from '../platform/formats/secret-sealer';
 import { groupBy } from '../kernel/group-by';
 import type { Environment } from '../platform/config/environment';
 import { UnitOfWork } from '../platform/database/unit-of-work';
-import type { DeclaredEventType } from '../outbox/event-types';
+import { type DeclaredEventType, eventRowId } from '../outbox/event-types';
 import { EventsService } from '../outbox/events.service';
 import type { WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookDispatcher } from './webhook-dispatcher';
@@ -16,7 +16,7 @@ import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { generateWebhookSecret, isValidWebhookSecret } from './webhook-secret';
 import { webhookHostError, webhookUrlFormError } from './webhook-url';
 import { DeliveryNotFoundError, DeliveryNotRetryableError, WebhookNotFoundError } from './webhooks.errors';
-import { type EndpointScope, type EventDeliveryRow, WebhooksRepository } from './webhooks.repository';
+import { type DeliveryFilter, type EndpointScope, type EventDeliveryRow, WebhooksRepository } from './webhooks.repository';
 import { RETRY_WINDOW_MS } from './retry-schedule';
 
 /** What other modules read of a delivery: its statuses, and a delivery of an event as an order's timeline shows it. */
@@ -50,6 +50,17 @@ export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 export interface DeliveryWithAttempts {
   delivery: WebhookDelivery & { eventType: DeclaredEventType };
   attempts: WebhookAttempt[];
+}
+
+/** A delivery log's filters as callers give them (every given one applies). */
+export interface DeliveryLogFilter extends Omit<DeliveryFilter, 'eventId'> {
+  /** The event's public id (`evt_1042`), its webhook-id. */
+  eventId?: string;
+}
+
+/** One delivery in full, with the company of its endpoint. */
+export interface DeliveryDetail extends DeliveryWithAttempts {
+  companyId: number;
 }
 
 /**
@@ -213,20 +224,38 @@ export class WebhooksService {
   }
 
   /**
-   * An endpoint's deliveries, newest first, each with its event's type and its attempts: four statements
-   * whatever the page size.
+   * An endpoint's deliveries, newest first, those the filter keeps, each with its event's type and its
+   * attempts' outcomes: four statements whatever the page size.
    */
-  async deliveries(id: number, offset: number, limit: number): Promise<DeliveryWithAttempts[]> {
+  async deliveries(
+    id: number,
+    offset: number,
+    limit: number,
+    filter: DeliveryLogFilter = {},
+  ): Promise<DeliveryWithAttempts[]> {
     if (!(await this.webhooks.findEndpoint(id))) throw new WebhookNotFoundError();
-    return this.withLog(await this.webhooks.listDeliveries(id, offset, limit));
+    const eventId = filter.eventId === undefined ? undefined : eventRowId(filter.eventId);
+    if (eventId === null)
+      throw fieldError('event_id', 'The event id must be evt_ and a number, as in webhook-id.');
+    return this.withLog(await this.webhooks.listDeliveries(id, offset, limit, { ...filter, eventId }));
   }
 
-  /** The deliveries with their events' types (from the outbox) and their attempts. */
-  private async withLog(deliveries: WebhookDelivery[]): Promise<DeliveryWithAttempts[]> {
+  /** One delivery of an endpoint with every attempt in full: what was sent and what came back. */
+  async delivery(endpointId: number, deliveryId: string): Promise<DeliveryDetail> {
+    const endpoint = await this.webhooks.findEndpoint(endpointId);
+    if (!endpoint) throw new WebhookNotFoundError();
+    const delivery = await this.webhooks.findDelivery(endpointId, deliveryId);
+    if (!delivery) throw new DeliveryNotFoundError();
+    const [logged] = await this.withLog([delivery], true);
+    return { ...logged, companyId: endpoint.companyId };
+  }
+
+  /** The deliveries with their events' types (from the outbox) and their attempts (in full with `exchange`). */
+  private async withLog(deliveries: WebhookDelivery[], exchange = false): Promise<DeliveryWithAttempts[]> {
     const ids = deliveries.map((row) => row.id);
     const [events, attempts] = await Promise.all([
       this.events.byIds(deliveries.map((row) => row.eventId)),
-      this.webhooks.attemptsOf(ids).then((rows) => groupBy(rows, (row) => row.deliveryId)),
+      this.webhooks.attemptsOf(ids, exchange).then((rows) => groupBy(rows, (row) => row.deliveryId)),
     ]);
     return deliveries.map((delivery) => ({
       delivery: Object.assign(delivery, { eventType: events.get(delivery.eventId)!.type }),
@@ -244,11 +273,11 @@ export class WebhooksService {
 
   /**
    * Sends a delivery that has not succeeded again now, with the same webhook-id and a fresh timestamp and
-   * signature, and returns it with the new attempt in its log. If the attempt fails, a pending delivery keeps
+   * signature, and returns it with every attempt in full, the new one last. If the attempt fails, a pending delivery keeps
    * its automatic schedule and a given-up one stays given up. Refused while an attempt of it is in flight (a
    * dispatcher's or another hand retry's), once it succeeded, or when its endpoint no longer receives.
    */
-  async retry(actor: Actor, endpointId: number, deliveryId: string): Promise<DeliveryWithAttempts> {
+  async retry(actor: Actor, endpointId: number, deliveryId: string): Promise<DeliveryDetail> {
     const claimed = await this.unitOfWork.transaction(async (manager) => {
       const endpoint = await this.webhooks.findEndpoint(endpointId, manager);
       if (!endpoint) throw new WebhookNotFoundError();
@@ -269,11 +298,11 @@ export class WebhooksService {
         companyId: endpoint.companyId,
         changedFields: ['deliveries'],
       });
-      return inFlight;
+      return { inFlight, companyId: endpoint.companyId };
     });
-    await this.dispatcher.deliver([claimed]);
-    const [logged] = await this.withLog([(await this.webhooks.findDelivery(endpointId, deliveryId))!]);
-    return logged;
+    await this.dispatcher.deliver([claimed.inFlight]);
+    const [logged] = await this.withLog([(await this.webhooks.findDelivery(endpointId, deliveryId))!], true);
+    return { ...logged, companyId: claimed.companyId };
   }
 }
 

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import { call, type CreatedWebhook, type Delivery, type Page, query, type Webhook } from '../api';
 import {
   ActionForm,
@@ -112,10 +112,54 @@ export function Webhooks({ companyId }: { companyId: number }) {
   );
 }
 
+/** The statuses and event types the delivery log filters by (CONTRACT §5, §6). */
+const STATUSES = ['pending', 'succeeded', 'failed', 'cancelled'];
+const EVENT_TYPES = [
+  'order.placed',
+  'order.updated',
+  'order.comment',
+  'order.state_changed',
+  'order.tracking',
+  'order.detailed_status',
+  'order.delivery_error',
+];
+
+interface DeliveryFilter {
+  status?: string;
+  event_type?: string;
+  event_id?: string;
+}
+
+function Choice(props: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: string[];
+}) {
+  const id = useId();
+  return (
+    <div class="field">
+      <label for={id}>{props.label}</label>
+      <select id={id} value={props.value} onChange={(event) => props.onChange(event.currentTarget.value)}>
+        <option value="">Any</option>
+        {props.options.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 function DeliveryLog({ endpoint }: { endpoint: Webhook }) {
+  const [filter, setFilter] = useState<DeliveryFilter>({});
+  const [status, setStatus] = useState('');
+  const [eventType, setEventType] = useState('');
+  const [eventId, setEventId] = useState('');
   const paged = usePaged(
-    (page) => call<Page<Delivery>>('GET', `/webhooks/${endpoint.id}/deliveries${query({ page })}`),
-    `deliveries-${endpoint.id}`,
+    (page) => call<Page<Delivery>>('GET', `/webhooks/${endpoint.id}/deliveries${query({ ...filter, page })}`),
+    `deliveries-${endpoint.id}-${JSON.stringify(filter)}`,
   );
   return (
     <section aria-labelledby="delivery-log">
@@ -123,15 +167,41 @@ function DeliveryLog({ endpoint }: { endpoint: Webhook }) {
       <p class="hint">
         Newest first. A failed delivery was given up after 24 hours of retries (or the endpoint answered 410).
         Retry sends a delivery that has not succeeded again now, with the same webhook-id and a fresh
-        signature, unless an attempt of it is on its way; a stopped endpoint receives nothing.
+        signature, unless an attempt of it is on its way; a stopped endpoint receives nothing. Details shows
+        what each attempt sent and what the receiver answered.
       </p>
+      <form
+        class="card"
+        aria-label="Filter the delivery log"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setFilter({
+            status: status || undefined,
+            event_type: eventType || undefined,
+            event_id: eventId.trim() || undefined,
+          });
+        }}
+      >
+        <div class="row">
+          <Choice label="Status" value={status} onChange={setStatus} options={STATUSES} />
+          <Choice label="Event type" value={eventType} onChange={setEventType} options={EVENT_TYPES} />
+          <Field
+            label="Event id"
+            value={eventId}
+            onInput={setEventId}
+            placeholder="evt_1042"
+            hint="The webhook-id the receiver saw. Empty: every event."
+          />
+        </div>
+        <button type="submit">Apply filter</button>
+      </form>
       <button type="button" onClick={paged.reload}>
         Refresh the log
       </button>
       <PagedTable
         label="Deliveries"
         paged={paged}
-        empty="Nothing has been sent to this endpoint yet."
+        empty="No delivery of this endpoint matches."
         head={
           <tr>
             <th scope="col">Delivery</th>
@@ -156,7 +226,14 @@ function DeliveryRow(props: { endpoint: Webhook; delivery: Delivery; changed: ()
   const [busy, setBusy] = useState(false);
   return (
     <tr>
-      <td>{delivery.id}</td>
+      <td>
+        <a
+          href={`#/webhooks/${props.endpoint.id}/deliveries/${delivery.id}`}
+          aria-label={`Details of delivery ${delivery.id}`}
+        >
+          {delivery.id}: details
+        </a>
+      </td>
       <td>
         <code>{delivery.event_id}</code> {delivery.event_type}
         <br />

@@ -275,6 +275,13 @@ export class Environment {
   @Max(60_000, { message: 'must be an integer from 10 to 60000' })
   WEBHOOK_POLL_INTERVAL_MS = 1_000;
 
+  /** How long finished webhook deliveries and their attempts stay in the delivery log, in days. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 1 to 3650 (days)' })
+  @Min(1, { message: 'must be an integer from 1 to 3650 (days)' })
+  @Max(3650, { message: 'must be an integer from 1 to 3650 (days)' })
+  WEBHOOK_LOG_RETENTION_DAYS = 30;
+
   @Transform(toBool)
   @IsBoolean({ message: 'must be true, false, 1 or 0' })
   MIGRATIONS_RUN = true;

@@ -9,6 +9,7 @@ import {
   IsIn,
   IsOptional,
   IsString,
+  Matches,
   MaxLength,
   ValidateIf,
 } from 'class-validator';
@@ -19,6 +20,7 @@ import { PageQuery } from '../../kernel/pagination';
 import { RequiredText } from '../../kernel/required-text.validator';
 import { toBoolean, toInteger } from '../../kernel/transforms';
 import { ApiBooleanInput, ApiIntegerInput } from '../../kernel/openapi.formats';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../webhook-delivery.entity';
 import { WEBHOOK_SECRET_PATTERN } from '../webhook-secret';
 
 export class CreateWebhookDto {
@@ -121,3 +123,33 @@ export class RotateWebhookSecretDto {
 
 /** What a partner registers: an endpoint of its own company, which its token names. */
 export class CreatePartnerWebhookDto extends OmitType(CreateWebhookDto, ['company_id'] as const) {}
+
+/** The delivery log's filters (CONTRACT §6): every given one applies. */
+export class ListWebhookDeliveriesQuery extends PageQuery {
+  /** Only deliveries in this state: `failed` lists the given-up ones, `pending` those still being retried. */
+  @ApiProperty({ enum: DELIVERY_STATUSES, required: false, example: 'failed' })
+  @IsOptional()
+  @IsIn(DELIVERY_STATUSES, { message: `The status must be one of ${DELIVERY_STATUSES.join(', ')}.` })
+  status?: DeliveryStatus;
+
+  // The types the publishing modules declare, read when the document is built and at each request.
+  @ApiProperty({
+    enum: EVENT_TYPES,
+    required: false,
+    example: 'order.placed',
+    description: 'Only deliveries of events of this type.',
+  })
+  @IsOptional()
+  @IsIn(EVENT_TYPES, { message: () => `The event type must be one of ${EVENT_TYPES.join(', ')}.` })
+  event_type?: string;
+
+  /**
+   * Only the delivery of this event (its `webhook-id`, as the receiver saw it): the way to find an event a
+   * partner asks about.
+   */
+  @ApiProperty({ pattern: '^evt_[1-9][0-9]{0,17}$', maxLength: 22, required: false, example: 'evt_1042' })
+  @IsOptional()
+  @IsString({ message: 'The event id must be evt_ and a number, as in webhook-id.' })
+  @Matches(/^evt_[1-9]\d{0,17}$/, { message: 'The event id must be evt_ and a number, as in webhook-id.' })
+  event_id?: string;
+}

@@ -6,10 +6,12 @@ import { type DeclaredEventType, publicEventId } from '../../outbox/event-types'
 import {
   DELIVERY_STATUSES,
   type DeliveryStatus,
+  type StoredHeaders,
   type WebhookAttempt,
   type WebhookDelivery,
 } from '../webhook-delivery.entity';
 import type { WebhookEndpoint } from '../webhook-endpoint.entity';
+import type { DeliveryDetail } from '../webhooks.service';
 
 /** A webhook endpoint as lists show it: never its secret. */
 export class WebhookResponse {
@@ -80,6 +82,47 @@ export class WebhookAttemptResponse {
   error!: string | null;
 }
 
+const headersSchema = (description: string, example: StoredHeaders) =>
+  ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string', maxLength: 1024 },
+    maxProperties: 50,
+    description,
+    example,
+  });
+
+/** One attempt with what was sent and what came back (the delivery screen's view). */
+export class WebhookAttemptDetailResponse extends WebhookAttemptResponse {
+  /** The attempt's number within the delivery, from 1. @example 2 */
+  number!: number;
+  @headersSchema(
+    "The headers sent, names in lower case: the Standard Webhooks headers with this attempt's timestamp " +
+      'and signature (never the endpoint secret). Null for attempts recorded before 2026-11-25.',
+    {
+      'content-type': 'application/json',
+      'content-length': '182',
+      'user-agent': 'restaurant-orders-api-webhooks/1',
+      'webhook-id': 'evt_1042',
+      'webhook-timestamp': '1795332612',
+      'webhook-signature': 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+    },
+  )
+  request_headers!: StoredHeaders | null;
+  @headersSchema(
+    "The receiver's headers, names in lower case, a repeated one's values joined by `, `: at most 50, " +
+      'each value cut at 1,024 characters, 4,096 characters in all. Null when the receiver did not answer.',
+    { 'content-type': 'text/plain', 'retry-after': '30' },
+  )
+  response_headers!: StoredHeaders | null;
+  /**
+   * The first 4 KiB (4,096 bytes) of the receiver's body, read as UTF-8. Null when it did not answer.
+   * @example "Service busy, try later"
+   */
+  response_body!: string | null;
+  /** True when the receiver sent more than the 4 KiB kept. @example false */
+  response_body_truncated!: boolean;
+}
+
 export class WebhookDeliveryResponse {
   /** The `deliveryId` of the retry route. @example 981 */
   @ApiProperty({
@@ -112,6 +155,22 @@ export class WebhookDeliveryResponse {
   /** Every try, oldest first. */
   @ApiProperty({ type: [WebhookAttemptResponse] })
   attempts!: WebhookAttemptResponse[];
+}
+
+/** One delivery with what it sent and every attempt in full (the delivery screen). */
+export class WebhookDeliveryDetailResponse extends WebhookDeliveryResponse {
+  /** The endpoint the delivery goes to. @example 3 */
+  endpoint_id!: number;
+  /** The endpoint's company. @example 1 */
+  company_id!: number;
+  /**
+   * The body POSTed at every attempt (the event, exactly as signed); null until the first attempt is recorded.
+   * @example "{\"id\":\"evt_1042\",\"type\":\"order.placed\",\"timestamp\":\"2026-11-22T07:30:12.345Z\",\"data\":{\"order_id\":123,\"order_ref\":\"SK-0000123\",\"state\":\"PLACED\",\"order_type\":\"NEW\",\"test\":false}}"
+   */
+  request_body!: string | null;
+  /** Every try, oldest first, with what was sent and what came back. */
+  @ApiProperty({ type: [WebhookAttemptDetailResponse] })
+  declare attempts: WebhookAttemptDetailResponse[];
 }
 
 export function toWebhookResponse(endpoint: WebhookEndpoint, formats: ApiFormats): WebhookResponse {
@@ -152,6 +211,27 @@ export function toDeliveryResponse(
       status_code: attempt.statusCode,
       duration_ms: attempt.durationMs,
       error: attempt.error,
+    })),
+  };
+}
+
+export function toDeliveryDetailResponse(
+  { delivery, attempts, companyId }: DeliveryDetail,
+  formats: ApiFormats,
+): WebhookDeliveryDetailResponse {
+  const summary = toDeliveryResponse(delivery, attempts, formats);
+  return {
+    ...summary,
+    endpoint_id: delivery.endpointId,
+    company_id: companyId,
+    request_body: delivery.requestBody,
+    attempts: attempts.map((attempt, index) => ({
+      ...summary.attempts[index],
+      number: index + 1,
+      request_headers: attempt.requestHeaders,
+      response_headers: attempt.responseHeaders,
+      response_body: attempt.responseBody,
+      response_body_truncated: attempt.responseBodyTruncated,
     })),
   };
 }
