@@ -8,7 +8,13 @@ import { ApiFormats } from '../platform/formats/api-formats';
 import { bigIdParam } from '../platform/http/id-param.pipe';
 import { ApiErrorResponses, ApiPageResponse } from '../platform/openapi/openapi.decorators';
 import { ENDPOINT_SETTINGS, SECRET_ROTATION, toSecretRotation } from './dto/endpoint-settings';
-import { CreatePartnerWebhookDto, RotateWebhookSecretDto, UpdateWebhookDto } from './dto/webhook.dto';
+import {
+  CreatePartnerWebhookDto,
+  deliveryLogFilter,
+  ListWebhookDeliveriesQuery,
+  RotateWebhookSecretDto,
+  UpdateWebhookDto,
+} from './dto/webhook.dto';
 import {
   CreatedWebhookResponse,
   RotatedWebhookSecretResponse,
@@ -145,7 +151,10 @@ export class PartnerWebhooksController {
     return toWebhookResponse(await this.webhooks.remove(actor, id, { companyId }), this.formats);
   }
 
-  /** The delivery log of one of your endpoints (deleted ones too), newest first, with every attempt. */
+  /**
+   * The delivery log of one of your endpoints (deleted ones too), newest first, with every attempt; filtered by
+   * status, event type and event id (the `webhook-id` your receiver saw) as the administrators' log is.
+   */
   @Get(':id/deliveries')
   @ApiOperation({
     operationId: 'listPartnerWebhookDeliveries',
@@ -157,12 +166,12 @@ export class PartnerWebhooksController {
   async deliveries(
     @CallerCompany() companyId: number,
     @Param('id', webhookIdParam()) id: number,
-    @Query() query: PageQuery,
+    @Query() query: ListWebhookDeliveriesQuery,
     @Req() request: Request,
   ): Promise<Page<WebhookDeliveryResponse>> {
     await this.webhooks.get(id, { companyId });
     const { offset, limit } = pageWindow(query);
-    const rows = await this.webhooks.deliveries(id, offset, limit);
+    const rows = await this.webhooks.deliveries(id, offset, limit, deliveryLogFilter(query));
     return this.formats.page(
       rows.map(({ delivery, attempts }) => toDeliveryResponse(delivery, attempts, this.formats)),
       query,

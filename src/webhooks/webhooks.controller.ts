@@ -7,9 +7,10 @@ import { ApiFormats } from '../platform/formats/api-formats';
 import { bigIdParam } from '../platform/http/id-param.pipe';
 import { webhookIdParam } from './webhook-id.pipe';
 import { ApiErrorResponses, ApiPageResponse } from '../platform/openapi/openapi.decorators';
-import { type Page, PageQuery, pageWindow } from '../kernel/pagination';
+import { type Page, pageWindow } from '../kernel/pagination';
 import {
   CreateWebhookDto,
+  deliveryLogFilter,
   ListWebhookDeliveriesQuery,
   ListWebhooksQuery,
   RotateWebhookSecretDto,
@@ -163,11 +164,7 @@ export class WebhooksController {
     @Req() request: Request,
   ): Promise<Page<WebhookDeliveryResponse>> {
     const { offset, limit } = pageWindow(query);
-    const rows = await this.webhooks.deliveries(id, offset, limit, {
-      status: query.status,
-      eventType: query.event_type,
-      eventId: query.event_id,
-    });
+    const rows = await this.webhooks.deliveries(id, offset, limit, deliveryLogFilter(query));
     return this.formats.page(
       rows.map(({ delivery, attempts }) => toDeliveryResponse(delivery, attempts, this.formats)),
       query,

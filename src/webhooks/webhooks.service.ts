@@ -16,7 +16,12 @@ import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { generateWebhookSecret, isValidWebhookSecret } from './webhook-secret';
 import { webhookHostError, webhookUrlFormError } from './webhook-url';
 import { DeliveryNotFoundError, DeliveryNotRetryableError, WebhookNotFoundError } from './webhooks.errors';
-import { type DeliveryFilter, type EndpointScope, type EventDeliveryRow, WebhooksRepository } from './webhooks.repository';
+import {
+  type DeliveryFilter,
+  type EndpointScope,
+  type EventDeliveryRow,
+  WebhooksRepository,
+} from './webhooks.repository';
 import { RETRY_WINDOW_MS } from './retry-schedule';
 
 /** What other modules read of a delivery: its statuses, and a delivery of an event as an order's timeline shows it. */

@@ -30,7 +30,8 @@ export interface paths {
     };
     /**
      * Readiness: the database answers (503 when it does not).
-     * @description The service can do its work: the database answers within a second and is migrated. 503 otherwise.
+     * @description The service can do its work: the database answers within a second and is migrated, and on a worker no
+     *     background job's iteration has outrun its bound. 503 otherwise.
      */
     get: operations['getReadiness'];
     put?: never;
@@ -625,9 +626,32 @@ export interface paths {
     };
     /**
      * List the deliveries of a webhook endpoint
-     * @description The delivery log of an endpoint (deleted ones too), newest first, with every attempt.
+     * @description The delivery log of an endpoint (deleted ones too), newest first, with each attempt's outcome; filtered
+     *     by status, event type and event id (every given filter applies). The event id filter is how an event a
+     *     partner names (`webhook-id`) is found: at most one delivery per endpoint has it.
      */
     get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/admin/webhooks/{id}/deliveries/{deliveryId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a delivery with what every attempt sent and got back
+     * @description One delivery with the body it sent and every attempt in full: the headers sent, and the receiver's status,
+     *     headers and first 4 KiB of body, the duration and the error. Another endpoint's delivery is 404.
+     */
+    get: operations['getWebhookDelivery'];
     put?: never;
     post?: never;
     delete?: never;
@@ -647,7 +671,7 @@ export interface paths {
     put?: never;
     /**
      * Send a delivery that has not succeeded again now
-     * @description Sends a delivery that has not succeeded again at once, whether it is waiting for its next automatic attempt or was given up, with the same `webhook-id` and a fresh `webhook-timestamp` and `webhook-signature`, and answers with the delivery, the new attempt last in its log. If the attempt succeeds, the delivery is succeeded and no automatic attempt follows; if it fails, a pending delivery keeps its automatic schedule and a given-up one stays given up. Refused with 409: a delivery that succeeded; one with an attempt in flight at that moment (the dispatcher or another retry is sending it); one whose endpoint was deleted or answered 410 Gone. Another endpoint's delivery is 404.
+     * @description Sends a delivery that has not succeeded again at once, whether it is waiting for its next automatic attempt or was given up, with the same `webhook-id` and a fresh `webhook-timestamp` and `webhook-signature`, and answers with the delivery, every attempt in full, the new one last. If the attempt succeeds, the delivery is succeeded and no automatic attempt follows; if it fails, a pending delivery keeps its automatic schedule and a given-up one stays given up. Refused with 409: a delivery that succeeded; one with an attempt in flight at that moment (the dispatcher or another retry is sending it); one whose endpoint was deleted or answered 410 Gone. Another endpoint's delivery is 404.
      */
     post: operations['retryWebhookDelivery'];
     delete?: never;
@@ -2671,6 +2695,130 @@ export interface components {
       data: components['schemas']['WebhookDeliveryResponse'][];
       links: components['schemas']['PageLinks'];
       meta: components['schemas']['PageMeta'];
+    };
+    WebhookAttemptDetailResponse: {
+      /** @example 2026-11-22T07:30 */
+      attempted_at: string;
+      /**
+       * @description The headers sent, names in lower case: the Standard Webhooks headers with this attempt's timestamp and signature (never the endpoint secret). Null for attempts recorded before 2026-11-25.
+       * @example {
+       *       "content-type": "application/json",
+       *       "content-length": "182",
+       *       "user-agent": "restaurant-orders-api-webhooks/1",
+       *       "webhook-id": "evt_1042",
+       *       "webhook-timestamp": "1795332612",
+       *       "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="
+       *     }
+       */
+      request_headers: {
+        [key: string]: string;
+      } | null;
+      /**
+       * @description The receiver's headers, names in lower case, a repeated one's values joined by `, `: at most 50, each value cut at 1,024 characters, 4,096 characters in all. Null when the receiver did not answer.
+       * @example {
+       *       "content-type": "text/plain",
+       *       "retry-after": "30"
+       *     }
+       */
+      response_headers: {
+        [key: string]: string;
+      } | null;
+      /**
+       * Format: int32
+       * @description The attempt's number within the delivery, from 1.
+       * @example 2
+       */
+      number: number;
+      /**
+       * @description The first 4 KiB (4,096 bytes) of the receiver's body, read as UTF-8. Null when it did not answer.
+       * @example Service busy, try later
+       */
+      response_body: string | null;
+      /**
+       * @description True when the receiver sent more than the 4 KiB kept.
+       * @example false
+       */
+      response_body_truncated: boolean;
+      /**
+       * Format: int32
+       * @description The receiver's HTTP status; null when it did not answer.
+       * @example 503
+       */
+      status_code: number | null;
+      /**
+       * Format: int32
+       * @example 87
+       */
+      duration_ms: number;
+      /**
+       * @description Why the attempt failed, or null.
+       * @example HTTP 503 Service Unavailable
+       */
+      error: string | null;
+    };
+    WebhookDeliveryDetailResponse: {
+      /**
+       * Format: int64
+       * @description The `deliveryId` of the retry route.
+       * @example 981
+       */
+      id: number;
+      /**
+       * @example order.placed
+       * @enum {string}
+       */
+      event_type:
+        | 'order.placed'
+        | 'order.updated'
+        | 'order.comment'
+        | 'order.state_changed'
+        | 'order.tracking'
+        | 'order.detailed_status'
+        | 'order.delivery_error';
+      /**
+       * @description pending (waiting for a try or a retry), paused (its endpoint is disabled), succeeded, failed (given up after 24 hours or 410), cancelled (endpoint deleted or gone).
+       * @example succeeded
+       * @enum {string}
+       */
+      status: 'pending' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+      /**
+       * @description When a pending delivery is tried next.
+       * @example 2026-11-22T07:31
+       */
+      next_attempt_at: string | null;
+      /** @example 2026-11-22T07:30 */
+      created_at: string;
+      /** @example 2026-11-22T07:31 */
+      delivered_at: string | null;
+      /** @description Every try, oldest first, with what was sent and what came back. */
+      attempts: components['schemas']['WebhookAttemptDetailResponse'][];
+      /**
+       * @description The event's id, sent as `webhook-id`.
+       * @example evt_1042
+       */
+      event_id: string;
+      /**
+       * Format: int32
+       * @example 2
+       */
+      attempt_count: number;
+      /**
+       * Format: int32
+       * @description The endpoint the delivery goes to.
+       * @example 3
+       */
+      endpoint_id: number;
+      /**
+       * Format: int32
+       * @description The endpoint's company.
+       * @example 1
+       */
+      company_id: number;
+      /**
+       * @description The body POSTed at every attempt (the event, exactly as signed); null until the first attempt is recorded.
+       * @example {"id":"evt_1042","type":"order.placed","timestamp":"2026-11-22T07:30:12.345Z","data":{"order_id":123,"order_ref":"SK-0000123","state":"PLACED","order_type":"NEW","test":false}}
+       */
+      request_body: string | null;
     };
     CreatePartnerWebhookDto: {
       /**
@@ -11235,12 +11383,29 @@ export interface operations {
         page?: number;
         /** @description Results per page. */
         per_page?: number;
+        /** @description Only deliveries in this state: `failed` lists the given-up ones, `pending` those still being retried. */
+        status?: 'pending' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+        /** @description Only deliveries of events of this type. */
+        event_type?:
+          | 'order.placed'
+          | 'order.updated'
+          | 'order.comment'
+          | 'order.state_changed'
+          | 'order.tracking'
+          | 'order.detailed_status'
+          | 'order.delivery_error';
+        /**
+         * @description Only the delivery of this event (its `webhook-id`, as the receiver saw it): the way to find an event a
+         *     partner asks about.
+         */
+        event_id?: string;
       };
       header?: {
         /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
         'X-Request-Id'?: string;
       };
       path: {
+        /** @description The webhook endpoint. */
         id: number;
       };
       cookie?: never;
@@ -11427,6 +11592,175 @@ export interface operations {
       };
     };
   };
+  getWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        /** @description The webhook endpoint. */
+        id: number;
+        /** @description A delivery of this endpoint, as its delivery log lists it. */
+        deliveryId: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryDetailResponse'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
   retryWebhookDelivery: {
     parameters: {
       query?: never;
@@ -11444,7 +11778,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The delivery after the new attempt. */
+      /** @description The delivery after the new attempt, every attempt in full. */
       200: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -11458,7 +11792,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['WebhookDeliveryResponse'];
+          'application/json': components['schemas']['WebhookDeliveryDetailResponse'];
         };
       };
       /** @description Malformed JSON, or JSON nested deeper than 32 levels (`errors.body`). */

@@ -153,3 +153,10 @@ export class ListWebhookDeliveriesQuery extends PageQuery {
   @Matches(/^evt_[1-9]\d{0,17}$/, { message: 'The event id must be evt_ and a number, as in webhook-id.' })
   event_id?: string;
 }
+
+/** The delivery log's filters as the service takes them. */
+export const deliveryLogFilter = (query: ListWebhookDeliveriesQuery) => ({
+  status: query.status,
+  eventType: query.event_type,
+  eventId: query.event_id,
+});
