@@ -7,7 +7,7 @@ export interface Duties {
   api: boolean;
   /** The webhook dispatcher: `all` and `worker`, unless WEBHOOK_DISPATCHER=false (deprecated) turns it off. */
   dispatcher: boolean;
-  /** The periodic jobs (the idempotency keys' cleanup): `all` and `worker`. */
+  /** The periodic jobs (the idempotency keys' cleanup, the webhook delivery log's purge): `all` and `worker`. */
   jobs: boolean;
 }
 
