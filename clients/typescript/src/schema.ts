@@ -762,7 +762,8 @@ export interface paths {
     };
     /**
      * List the deliveries of one of your webhook endpoints
-     * @description The delivery log of one of your endpoints (deleted ones too), newest first, with every attempt.
+     * @description The delivery log of one of your endpoints (deleted ones too), newest first, with every attempt; filtered by
+     *     status, event type and event id (the `webhook-id` your receiver saw) as the administrators' log is.
      */
     get: operations['listPartnerWebhookDeliveries'];
     put?: never;
@@ -13423,6 +13424,22 @@ export interface operations {
         page?: number;
         /** @description Results per page. */
         per_page?: number;
+        /** @description Only deliveries in this state: `failed` lists the given-up ones, `pending` those still being retried. */
+        status?: 'pending' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+        /** @description Only deliveries of events of this type. */
+        event_type?:
+          | 'order.placed'
+          | 'order.updated'
+          | 'order.comment'
+          | 'order.state_changed'
+          | 'order.tracking'
+          | 'order.detailed_status'
+          | 'order.delivery_error';
+        /**
+         * @description Only the delivery of this event (its `webhook-id`, as the receiver saw it): the way to find an event a
+         *     partner asks about.
+         */
+        event_id?: string;
       };
       header?: {
         /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */

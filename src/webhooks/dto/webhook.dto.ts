@@ -76,6 +76,8 @@ export class UpdateWebhookDto {
     items: { type: 'string', enum: EVENT_TYPES },
     nullable: true,
     minItems: 1,
+    // Distinct declared types: never more than there are.
+    maxItems: EVENT_TYPES.length,
     uniqueItems: true,
   })
   @IsOptional()
