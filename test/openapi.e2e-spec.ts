@@ -61,6 +61,7 @@ describe('the OpenAPI document', () => {
     ['post', '/api/v2/admin/tokens', [201, 400, 401, 403, 429]],
     ['get', '/api/v2/admin/tokens', [200, 400, 401, 403, 429]],
     ['delete', '/api/v2/admin/tokens/{id}', [200, 401, 403, 404, 429]],
+    ['post', '/api/v2/admin/tokens/{id}/roll', [201, 400, 401, 403, 404, 409, 429]],
     ['get', '/api/v2/admin/audit-events', [200, 400, 401, 403, 429]],
     ['get', '/api/v2/admin/orders', [200, 400, 401, 403, 429]],
     ['get', '/api/v2/admin/orders/{id}', [200, 401, 403, 404, 429]],
@@ -72,6 +73,7 @@ describe('the OpenAPI document', () => {
     ['get', '/api/v2/admin/webhooks', [200, 400, 401, 403, 429]],
     ['delete', '/api/v2/admin/webhooks/{id}', [200, 401, 403, 404, 429]],
     ['get', '/api/v2/admin/webhooks/{id}/deliveries', [200, 400, 401, 403, 404, 429]],
+    ['get', '/api/v2/admin/webhooks/{id}/deliveries/{deliveryId}', [200, 401, 403, 404, 429]],
     ['post', '/api/v2/admin/webhooks/{id}/deliveries/{deliveryId}/retry', [200, 401, 403, 404, 409, 429]],
     ['get', '/api/v2/admin/webhooks/{id}', [200, 401, 403, 404, 429]],
     ['patch', '/api/v2/admin/webhooks/{id}', [200, 400, 401, 403, 404, 429]],
@@ -109,6 +111,7 @@ describe('the OpenAPI document', () => {
     ['patch', '/api/v2/admin/webhooks/{id}', 'UpdateWebhookDto'],
     ['post', '/api/v2/admin/webhooks/{id}/rotate-secret', 'RotateWebhookSecretDto'],
     ['post', '/api/v2/webhooks', 'CreatePartnerWebhookDto'],
+    ['post', '/api/v2/admin/tokens/{id}/roll', 'RollTokenDto'],
   ])('documents the body of %s %s as %s, with examples', (method, path, schema) => {
     expect(JSON.stringify(document.paths[path][method].requestBody)).toContain(
       `#/components/schemas/${schema}`,

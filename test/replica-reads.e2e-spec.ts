@@ -221,7 +221,7 @@ describe('read replicas (DATABASE_REPLICA_URL): routing, fallback and write posi
       service = await startService({
         env: {
           DATABASE_URL: databaseUrl,
-          DATABASE_REPLICA_URL: `postgres://orders:secret@127.0.0.1:${nobody}/orders`,
+          DATABASE_REPLICA_URL: `postgres://orders:replica-password-q7Zk@127.0.0.1:${nobody}/orders`,
           METRICS_PORT: String(metricsPort),
           WEBHOOK_DISPATCHER: 'false',
         },
@@ -245,7 +245,7 @@ describe('read replicas (DATABASE_REPLICA_URL): routing, fallback and write posi
       expect(await reads(metricsPort, 'replica', 'caught_up')).toBe(0);
       const warnings = service.logs().filter((line) => String(line.msg).startsWith('A read replica failed'));
       expect(warnings).toHaveLength(1);
-      expect(service.output()).not.toContain('secret');
+      expect(service.output()).not.toContain('replica-password-q7Zk');
     });
   });
 

@@ -37,20 +37,21 @@ if (missing.length > 0 || !root)
     `test/topology-replica.e2e-spec.ts skipped: ${missing.length > 0 ? `${missing.join(', ')} missing (apt-get install -y pgbouncer haproxy postgresql-15)` : 'needs root (it pauses the replica as the postgres user)'}`,
   );
 
-/** Ports of their own, apart from the script's defaults and test/topology.e2e-spec.ts's. */
+/** Ports of their own, apart from the script's defaults and the other topology specs' (jest may run them at once). */
 const TOPOLOGY_ENV = {
   TOPOLOGY_DIR: join(tmpdir(), `roa-topology-replica-spec-${process.pid}`),
-  TOPOLOGY_PRIMARY_PORT: '35432',
-  TOPOLOGY_REPLICA_PORT: '35433',
-  TOPOLOGY_PGBOUNCER_PORT: '36432',
-  TOPOLOGY_HAPROXY_PORT: '38080',
-  TOPOLOGY_HAPROXY_STATS_PORT: '38404',
-  TOPOLOGY_API1_PORT: '38081',
-  TOPOLOGY_API2_PORT: '38082',
-  TOPOLOGY_WORKER_PORT: '38083',
-  TOPOLOGY_METRICS_BASE_PORT: '39464',
+  TOPOLOGY_POSTGRES_PORT: '45430',
+  TOPOLOGY_PRIMARY_PORT: '45432',
+  TOPOLOGY_REPLICA_PORT: '45433',
+  TOPOLOGY_PGBOUNCER_PORT: '46432',
+  TOPOLOGY_HAPROXY_PORT: '48080',
+  TOPOLOGY_HAPROXY_STATS_PORT: '48404',
+  TOPOLOGY_API1_PORT: '48081',
+  TOPOLOGY_API2_PORT: '48082',
+  TOPOLOGY_WORKER_PORT: '48083',
+  TOPOLOGY_METRICS_BASE_PORT: '49464',
 };
-const API_METRICS_PORTS = [39464, 39465];
+const API_METRICS_PORTS = [49464, 49465];
 
 async function topology(command: 'up' | 'down'): Promise<void> {
   await promisify(execFile)('bash', [SCRIPT, command], {

@@ -25,6 +25,7 @@ if (missing.length > 0)
 const TOPOLOGY_ENV = {
   TOPOLOGY_DIR: join(tmpdir(), `roa-topology-spec-${process.pid}`),
   TOPOLOGY_PRIMARY_PORT: '25432',
+  TOPOLOGY_POSTGRES_PORT: '25430',
   TOPOLOGY_REPLICA_PORT: '25433',
   TOPOLOGY_PGBOUNCER_PORT: '26432',
   TOPOLOGY_HAPROXY_PORT: '28080',
