@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Actor } from '../kernel/access/actor';
-import type { AuditEvent } from './audit-event.entity';
 import type { AuditRow } from './audit-row';
-import { type AuditFilter, AuditRepository } from './audit.repository';
+import { type AuditFilter, AuditRepository, type NamedAuditEvent } from './audit.repository';
 
 export interface AuditEntry {
   action: string;
@@ -39,7 +38,7 @@ export class AuditService {
     };
   }
 
-  list(filter: AuditFilter, offset: number, limit: number): Promise<AuditEvent[]> {
+  list(filter: AuditFilter, offset: number, limit: number): Promise<NamedAuditEvent[]> {
     return this.events.list(filter, offset, limit);
   }
 }

@@ -16,7 +16,7 @@ import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { generateWebhookSecret, isValidWebhookSecret } from './webhook-secret';
 import { webhookHostError, webhookUrlFormError } from './webhook-url';
 import { DeliveryNotFoundError, DeliveryNotRetryableError, WebhookNotFoundError } from './webhooks.errors';
-import { WebhooksRepository } from './webhooks.repository';
+import { type EndpointFilter, WebhooksRepository } from './webhooks.repository';
 
 export interface NewWebhook {
   companyId: number;
@@ -79,7 +79,7 @@ export class WebhooksService {
     });
   }
 
-  list(filter: { companyId?: number }, offset: number, limit: number): Promise<WebhookEndpoint[]> {
+  list(filter: EndpointFilter, offset: number, limit: number): Promise<WebhookEndpoint[]> {
     return this.webhooks.listEndpoints(filter, offset, limit);
   }
 

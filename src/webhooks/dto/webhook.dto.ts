@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsDefined, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ContainsFilter } from '../../kernel/contains-filter';
 import { DbInteger } from '../../kernel/db-integer.validator';
 import { PageQuery } from '../../kernel/pagination';
 import { RequiredText } from '../../kernel/required-text.validator';
@@ -44,4 +45,11 @@ export class ListWebhooksQuery extends PageQuery {
   @Transform(toInteger)
   @DbInteger('No company has this id.')
   company_id?: number;
+
+  @ContainsFilter(
+    'Only the endpoints whose URL contains this text, whatever its case.',
+    'hooks.example.com',
+    2048,
+  )
+  url?: string;
 }
