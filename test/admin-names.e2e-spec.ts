@@ -175,7 +175,7 @@ describe('admin names and list filters', () => {
       }).expect(201);
       const response = await get(`/audit-events?company_id=${company.id}`).expect(200);
       expect(
-        response.body.data.map((event: Record<string, unknown>) => [
+        (response.body.data as Record<string, unknown>[]).map((event) => [
           event.action,
           event.company_id,
           event.company_name,

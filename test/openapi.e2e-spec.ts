@@ -62,6 +62,7 @@ describe('the OpenAPI document', () => {
     ['post', '/api/v2/admin/tokens', [201, 400, 401, 403, 429]],
     ['get', '/api/v2/admin/tokens', [200, 400, 401, 403, 429]],
     ['delete', '/api/v2/admin/tokens/{id}', [200, 401, 403, 404, 429]],
+    ['post', '/api/v2/admin/tokens/{id}/roll', [201, 400, 401, 403, 404, 409, 429]],
     ['get', '/api/v2/admin/audit-events', [200, 400, 401, 403, 429]],
     ['get', '/api/v2/admin/products', [200, 400, 401, 403, 429]],
     ['post', '/api/v2/admin/products', [201, 400, 401, 403, 429]],
