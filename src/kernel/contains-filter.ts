@@ -12,7 +12,7 @@ export function ContainsFilter(description: string, example: string, max = 255):
   return (target, property) => {
     const label = `The ${fieldLabel(String(property))} filter`;
     applyDecorators(
-      ApiPropertyOptional({ description, example, minLength: 1, maxLength: max }),
+      ApiPropertyOptional({ description, example, minLength: 1, maxLength: max, pattern: '\\S' }),
       IsOptional(),
       IsString({ message: `${label} must be a string.` }),
       StorableText(),

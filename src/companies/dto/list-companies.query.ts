@@ -11,6 +11,8 @@ export class ListCompaniesQuery extends PageQuery {
     description: 'Only the companies of this site (two-letter market code), whatever its case.',
     example: 'SK',
     pattern: '^[A-Za-z]{2}$',
+    minLength: 2,
+    maxLength: 2,
   })
   @IsOptional()
   @IsString({ message: 'The site filter must be a two-letter market code such as SK.' })
