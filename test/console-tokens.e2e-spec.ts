@@ -20,6 +20,7 @@ describe('the admin console: read-only and rolled tokens', () => {
   let page: Page;
   let admin: string;
   let companyId: number;
+  let companyName: string;
   let productId: number;
   const cspViolations: string[] = [];
 
@@ -48,6 +49,8 @@ describe('the admin console: read-only and rolled tokens', () => {
     admin = await issueAdminToken(service.databaseUrl!);
     const fixtures = new Fixtures(service.url, admin);
     companyId = await fixtures.company();
+    companyName = (await service.db.query('SELECT name FROM companies WHERE id = $1', [companyId])).rows[0]
+      .name as string;
     productId = (await fixtures.product()).id;
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -66,8 +69,8 @@ describe('the admin console: read-only and rolled tokens', () => {
   });
 
   it('issues a read-only token with the keyboard alone: shown once, marked in the list, refused on writes', async () => {
-    await page.getByRole('heading', { name: `Tokens of company ${companyId}` }).waitFor();
-    await expectTitle(`Tokens of company ${companyId}`);
+    await page.getByRole('heading', { name: `Tokens of ${companyName} (SK)` }).waitFor();
+    await expectTitle(`Tokens of ${companyName} (SK)`);
     await page.getByLabel('User name').focus();
     await page.keyboard.type('reader');
     await page.keyboard.press('Tab');
@@ -78,7 +81,7 @@ describe('the admin console: read-only and rolled tokens', () => {
     expect(await focused()).toBe('Issue token');
     await page.keyboard.press('Enter');
 
-    const panelTitle = new RegExp(`^Token \\d+ for reader of company ${companyId} \\(read-only\\)$`);
+    const panelTitle = new RegExp(`^Token \\d+ for reader of ${companyName} \\(SK\\) \\(read-only\\)$`);
     await page.getByRole('heading', { name: panelTitle }).waitFor();
     await eventually(
       async () => panelTitle.test(await focused()),

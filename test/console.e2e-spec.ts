@@ -161,14 +161,14 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
 
   it('issues a partner token shown once with a copy button, which works on the partner API until revoked', async () => {
     await page.getByRole('link', { name: 'Tokens of Bistro Console' }).click();
-    await page.getByRole('heading', { name: `Tokens of company ${companyId}` }).waitFor();
+    await page.getByRole('heading', { name: 'Tokens of Bistro Console (SK)' }).waitFor();
     await page.getByText('This company has no tokens yet.').waitFor();
-    await expectTitle(`Tokens of company ${companyId}`);
+    await expectTitle('Tokens of Bistro Console (SK)');
     await page.getByLabel('User name').fill('anna');
     await page.getByRole('button', { name: 'Issue token' }).click();
     await page.getByText('it is shown this once and cannot be shown again').waitFor();
     // The panel names whom and which company the token is for, and takes the focus: it is announced.
-    const panelTitle = new RegExp(`^Token \\d+ for anna of company ${companyId}$`);
+    const panelTitle = /^Token \d+ for anna of Bistro Console \(SK\)$/;
     await page.getByRole('heading', { name: panelTitle }).waitFor();
     await eventually(
       async () => panelTitle.test(await focused()),
@@ -230,10 +230,10 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
 
     // The address bar (a bookmark) straight to the other company.
     await inPage(`location.hash = '#/companies/${otherCompanyId}/tokens'`);
-    await page.getByRole('heading', { name: `Tokens of company ${otherCompanyId}` }).waitFor();
+    await page.getByRole('heading', { name: 'Tokens of Bistro Other (CZ)' }).waitFor();
     expect(await page.locator('.secret-value').count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Copy' }).count()).toBe(0);
-    await expectTitle(`Tokens of company ${otherCompanyId}`);
+    await expectTitle('Tokens of Bistro Other (CZ)');
     await page.getByLabel('User name').fill('cleo');
     await page.getByLabel('Expires at (optional)').fill('tomorrow');
     await page.getByRole('button', { name: 'Issue token' }).click();
@@ -241,11 +241,11 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
 
     // Back and Forward.
     await page.goBack();
-    await page.getByRole('heading', { name: `Tokens of company ${companyId}` }).waitFor();
+    await page.getByRole('heading', { name: 'Tokens of Bistro Console (SK)' }).waitFor();
     expect(await page.locator('.secret-value, .error').count()).toBe(0);
     expect(await page.getByLabel('User name').inputValue()).toBe('');
     await page.goForward();
-    await page.getByRole('heading', { name: `Tokens of company ${otherCompanyId}` }).waitFor();
+    await page.getByRole('heading', { name: 'Tokens of Bistro Other (CZ)' }).waitFor();
     expect(await page.locator('.secret-value, .error').count()).toBe(0);
     expect(await page.getByLabel('Expires at (optional)').inputValue()).toBe('');
   });
@@ -291,7 +291,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.getByRole('link', { name: 'Companies' }).click();
     await page.getByRole('link', { name: 'Webhooks of Bistro Console' }).click();
     await page.getByText('This company has no webhook endpoints.').waitFor();
-    await expectTitle(`Webhooks of company ${companyId}`);
+    await expectTitle('Webhooks of Bistro Console (SK)');
     await page.getByLabel('Endpoint URL').fill(`${receiver.url}/orders`);
     await page.getByRole('button', { name: 'Register endpoint' }).click();
     const secret = await text('.secret-value');
@@ -368,7 +368,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
       () => 'The endpoint answering 410 was not stopped',
     );
     await inPage(`location.hash = '#/companies/${otherCompanyId}/webhooks'`);
-    await page.getByRole('heading', { name: `Webhooks of company ${otherCompanyId}` }).waitFor();
+    await page.getByRole('heading', { name: 'Webhooks of Bistro Other (CZ)' }).waitFor();
     expect(await page.getByRole('heading', { name: /^Delivery log/ }).count()).toBe(0);
     await page.getByRole('button', { name: `Delivery log of endpoint ${gone}` }).click();
     await page.locator('.status-failed').waitFor();
@@ -390,7 +390,9 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.getByRole('link', { name: 'Audit trail' }).click();
     await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
     await expectTitle('Audit trail');
-    await page.getByLabel('Company id').fill(String(companyId));
+    await page
+      .getByLabel('Company', { exact: true })
+      .selectOption({ label: `Bistro Console (SK) · ${companyId}` });
     await page.getByRole('button', { name: 'Apply filter' }).click();
     const actionsShown = () => page.locator('tbody tr td:nth-child(4)').allInnerTexts();
     // The table re-renders with the filtered page: read it once its first row is the newest filtered entry.
@@ -407,8 +409,26 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await expectAccessible('audit');
     await shot('audit');
 
-    await page.getByLabel('Company id').fill('');
-    await page.getByLabel('Token id').fill('999999');
+    // Names beside ids: the company's, and the user's of the token that made each change.
+    await page
+      .getByRole('cell', { name: `Bistro Console (${companyId})` })
+      .first()
+      .waitFor();
+    await page
+      .getByRole('cell', { name: /^spec-admin \(token \d+\)$/ })
+      .first()
+      .waitFor();
+    await expectTitle('Audit trail of Bistro Console (SK)');
+    // The tokens offered are the chosen company's, by name: one that changed nothing finds nothing.
+    const ben = (
+      await service.db.query(
+        `SELECT id, prefix FROM api_tokens WHERE user_name = 'ben' AND company_id = $1`,
+        [companyId],
+      )
+    ).rows[0] as { id: number; prefix: string };
+    await page
+      .getByLabel('Token', { exact: true })
+      .selectOption({ label: `ben · token ${ben.id} (${ben.prefix})` });
     await page.getByRole('button', { name: 'Apply filter' }).click();
     await page.getByText('No changes recorded for this filter.').waitFor();
   });

@@ -589,6 +589,7 @@ describe('identity: tokens, roles, the admin API and the audit trail', () => {
           token_id: adminId,
           user_name: 'spec-admin',
           company_id: response.body.id,
+          company_name: name,
           action: 'company.created',
           target_type: 'company',
           target_id: response.body.id,
@@ -596,7 +597,11 @@ describe('identity: tokens, roles, the admin API and the audit trail', () => {
           changed_fields: ['name', 'site'],
         },
       ]);
-      expect(JSON.stringify(events)).not.toContain(name);
+      // The name is the company's, read beside the row; the row itself stores field names, never values.
+      const stored = await service.db.query('SELECT * FROM audit_events WHERE company_id = $1', [
+        response.body.id,
+      ]);
+      expect(JSON.stringify(stored.rows)).not.toContain(name);
       expect(JSON.stringify(events)).not.toContain('"CZ"');
     });
 
@@ -622,6 +627,7 @@ describe('identity: tokens, roles, the admin API and the audit trail', () => {
         token_id: operator.id,
         user_name: operator.user_name,
         company_id: company.id,
+        company_name: company.name,
         target_type: 'token',
         target_id: partner.id,
       };
@@ -662,6 +668,7 @@ describe('identity: tokens, roles, the admin API and the audit trail', () => {
           token_id: null,
           user_name: expect.stringMatching(/^cli:/),
           company_id: id,
+          company_name: name,
           action: 'company.created',
           target_type: 'company',
           target_id: id,

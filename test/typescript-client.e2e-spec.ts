@@ -322,6 +322,37 @@ describe('the generated TypeScript client', () => {
     expect(rolled.data).toMatchObject({ id: reader.data.id, read_only: true, rolled_at: expect.any(String) });
     expect(rolled.data.token).not.toBe(reader.data.token);
 
+    // Names and filters (the console's): a company by id, the lists filtered, the audit trail naming companies.
+    const named = await ok(
+      admin.GET('/api/v2/admin/companies/{id}', { params: { path: { id: companyId } } }),
+    );
+    expect(
+      (
+        await ok(
+          admin.GET('/api/v2/admin/companies', { params: { query: { name: named.data.name, site: 'sk' } } }),
+        )
+      ).data.data.map(({ id }) => id),
+    ).toEqual([companyId]);
+    expect(
+      (
+        await ok(
+          admin.GET('/api/v2/admin/tokens', {
+            params: {
+              query: { company_id: companyId, user_name: 'READER', role: 'partner', state: 'active' },
+            },
+          }),
+        )
+      ).data.data.map(({ id }) => id),
+    ).toEqual([reader.data.id]);
+    await ok(admin.GET('/api/v2/admin/products', { params: { query: { name: 'x', active: 'false' } } }));
+    await ok(
+      admin.GET('/api/v2/admin/webhooks', { params: { query: { company_id: companyId, url: 'hooks' } } }),
+    );
+    expect(
+      (await ok(admin.GET('/api/v2/admin/audit-events', { params: { query: { company_id: companyId } } })))
+        .data.data[0].company_name,
+    ).toBe(named.data.name);
+
     const renamed = await ok(
       admin.PATCH('/api/v2/admin/products/{id}', {
         params: { path: { id: product.id } },

@@ -184,6 +184,8 @@ export interface AuditEvent {
   token_id: number | null;
   user_name: string;
   company_id: number | null;
+  /** The company's name as it is now; null for a change of no company. */
+  company_name: string | null;
   action: string;
   target_type: string;
   target_id: number;

@@ -4,7 +4,7 @@ import type { Actor } from '../kernel/access/actor';
 import { WritePositions } from '../platform/database/write-positions';
 import type { AuditEvent } from './audit-event.entity';
 import type { AuditRow } from './audit-row';
-import { type AuditFilter, AuditRepository } from './audit.repository';
+import { type AuditFilter, AuditRepository, type NamedAuditEvent } from './audit.repository';
 
 export interface AuditEntry {
   action: string;
@@ -49,7 +49,7 @@ export class AuditService {
   }
 
   /** Newest first; a read a replica may answer (for every company's writes when no company is asked for). */
-  list(filter: AuditFilter, offset: number, limit: number): Promise<AuditEvent[]> {
+  list(filter: AuditFilter, offset: number, limit: number): Promise<NamedAuditEvent[]> {
     return this.events.list(filter, offset, limit);
   }
 

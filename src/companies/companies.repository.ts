@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { DataSource, type EntityManager, In, Raw } from 'typeorm';
+import { containsIgnoringCase } from '../kernel/contains-filter';
 import { Company } from './company.entity';
+
+export interface CompanyFilter {
+  name?: string;
+  site?: string;
+}
 
 @Injectable()
 export class CompaniesRepository {
@@ -39,8 +45,20 @@ export class CompaniesRepository {
     });
   }
 
-  list(offset: number, limit: number): Promise<Company[]> {
-    return this.dataSource.manager.find(Company, { order: { id: 'ASC' }, skip: offset, take: limit });
+  /**
+   * By id, optionally only a site's (exact) or those whose name contains a text (a scan of the table: fine for
+   * the few thousand companies a deployment has, see docs/performance.md).
+   */
+  list(filter: CompanyFilter, offset: number, limit: number): Promise<Company[]> {
+    return this.dataSource.manager.find(Company, {
+      where: {
+        ...(filter.name === undefined ? {} : { name: containsIgnoringCase(filter.name, 'name_contains') }),
+        ...(filter.site === undefined ? {} : { site: filter.site.toUpperCase() }),
+      },
+      order: { id: 'ASC' },
+      skip: offset,
+      take: limit,
+    });
   }
 
   /** The companies of the given ids, in one statement (companies_pkey). */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Actor } from '../kernel/access/actor';
 import { AuditService } from '../audit/audit.service';
-import { CompaniesRepository } from './companies.repository';
+import { CompaniesRepository, type CompanyFilter } from './companies.repository';
 import { CompanyNotFoundError } from './companies.errors';
 import type { Company } from './company.entity';
 import { UnitOfWork } from '../platform/database/unit-of-work';
@@ -52,8 +52,8 @@ export class CompaniesService {
     return this.companies.named(name);
   }
 
-  list(offset: number, limit: number): Promise<Company[]> {
-    return this.companies.list(offset, limit);
+  list(filter: CompanyFilter, offset: number, limit: number): Promise<Company[]> {
+    return this.companies.list(filter, offset, limit);
   }
 
   /** The companies of the given ids, by id: one statement. */

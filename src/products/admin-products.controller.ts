@@ -6,8 +6,13 @@ import { CurrentActor, Roles } from '../kernel/access/access.decorators';
 import { idParam } from '../platform/http/id-param.pipe';
 import { ApiFormats } from '../platform/formats/api-formats';
 import { ApiErrorResponses, ApiPageResponse } from '../platform/openapi/openapi.decorators';
-import { type Page, PageQuery, pageWindow } from '../kernel/pagination';
-import { CreateProductDto, CreateVariationDto, UpdateProductDto } from './dto/product.dto';
+import { type Page, pageWindow } from '../kernel/pagination';
+import {
+  CreateProductDto,
+  CreateVariationDto,
+  ListAdminProductsQuery,
+  UpdateProductDto,
+} from './dto/product.dto';
 import { AdminProductResponse, toAdminProductResponse } from './dto/product.response';
 import { ProductNotFoundError } from './products.errors';
 import { ProductsService } from './products.service';
@@ -29,13 +34,17 @@ export class AdminProductsController {
     operationId: 'listAdminProducts',
     summary: 'Lists every product, inactive ones too',
     description:
-      'Every product by id, with its variations and whether it is active (partners see only active ones).',
+      'Every product by id, with its variations and whether it is active (partners see only active ones); ' +
+      'filtered by name (contains, any case) and active, combined with AND.',
   })
   @ApiPageResponse(AdminProductResponse)
   @ApiErrorResponses(400, 401, 403, 429)
-  async list(@Query() query: PageQuery, @Req() request: Request): Promise<Page<AdminProductResponse>> {
+  async list(
+    @Query() query: ListAdminProductsQuery,
+    @Req() request: Request,
+  ): Promise<Page<AdminProductResponse>> {
     const { offset, limit } = pageWindow(query);
-    const rows = await this.products.listAll(offset, limit);
+    const rows = await this.products.listAll({ name: query.name, active: query.active }, offset, limit);
     return this.formats.page(rows.map(toAdminProductResponse), query, request);
   }
 

@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager, In, Raw } from 'typeorm';
 import { ProductVariation } from './product-variation.entity';
+import { containsIgnoringCase } from '../kernel/contains-filter';
 import { Product } from './product.entity';
+
+export interface ProductFilter {
+  name?: string;
+  active?: boolean;
+}
 
 /** PostgreSQL channel on which every product write tells each instance to forget the products it keeps. */
 export const PRODUCTS_CHANGED_CHANNEL = 'products_changed';
@@ -66,9 +72,20 @@ export class ProductsRepository {
     });
   }
 
-  /** Every product, inactive ones too, by id: served by products_pkey. */
-  listAll(offset: number, limit: number): Promise<Product[]> {
-    return this.dataSource.manager.find(Product, { order: { id: 'ASC' }, skip: offset, take: limit });
+  /**
+   * Every product, inactive ones too, by id: served by products_pkey; the filters are checked on its rows (a
+   * catalogue of hundreds of products, see docs/performance.md).
+   */
+  listAll(filter: ProductFilter, offset: number, limit: number): Promise<Product[]> {
+    return this.dataSource.manager.find(Product, {
+      where: {
+        ...(filter.name === undefined ? {} : { name: containsIgnoringCase(filter.name, 'name_contains') }),
+        ...(filter.active === undefined ? {} : { active: filter.active }),
+      },
+      order: { id: 'ASC' },
+      skip: offset,
+      take: limit,
+    });
   }
 
   /** The variations of several products in one statement. */

@@ -9,7 +9,7 @@ import { toProductResponse } from './dto/product.response';
 import type { Product } from './product.entity';
 import type { ProductWithVariations } from './product-with-variations';
 import { ProductNotFoundError } from './products.errors';
-import { PRODUCTS_CHANGED_CHANNEL, ProductsRepository } from './products.repository';
+import { PRODUCTS_CHANGED_CHANNEL, type ProductFilter, ProductsRepository } from './products.repository';
 import { UnitOfWork } from '../platform/database/unit-of-work';
 
 export interface NewProduct {
@@ -122,8 +122,8 @@ export class ProductsService implements OnModuleInit {
   }
 
   /** A page of every product, inactive ones too, with their variations: two statements whatever the page size. */
-  async listAll(offset: number, limit: number): Promise<ProductWithVariations[]> {
-    return this.withVariations(await this.products.listAll(offset, limit));
+  async listAll(filter: ProductFilter, offset: number, limit: number): Promise<ProductWithVariations[]> {
+    return this.withVariations(await this.products.listAll(filter, offset, limit));
   }
 
   /** The product an order names, when it exists and is active, with its variations. */

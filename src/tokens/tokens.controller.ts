@@ -60,14 +60,18 @@ export class TokensController {
     return { ...toTokenResponse(record, this.formats), token };
   }
 
-  /** Lists tokens by id, optionally of one company. Secrets are never shown. */
+  /** Lists tokens by id, optionally of one company, by user name, role or state. Secrets are never shown. */
   @Get()
   @ApiOperation({ operationId: 'listTokens', summary: 'List tokens' })
   @ApiPageResponse(TokenResponse)
   @ApiErrorResponses(400, 401, 403, 429)
   async list(@Query() query: ListTokensQuery, @Req() request: Request): Promise<Page<TokenResponse>> {
     const { offset, limit } = pageWindow(query);
-    const rows = await this.tokens.list({ companyId: query.company_id }, offset, limit);
+    const rows = await this.tokens.list(
+      { companyId: query.company_id, userName: query.user_name, role: query.role, state: query.state },
+      offset,
+      limit,
+    );
     return this.formats.page(
       rows.map((token) => toTokenResponse(token, this.formats)),
       query,

@@ -1,7 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager, In } from 'typeorm';
+import { DataSource, type EntityManager, type FindOptionsWhere, In, IsNull, Not, Raw } from 'typeorm';
+import type { Role } from '../kernel/access/principal';
+import { containsIgnoringCase } from '../kernel/contains-filter';
 import { ApiToken } from './api-token.entity';
+
+export interface TokenFilter {
+  companyId?: number;
+  userName?: string;
+  role?: Role;
+  state?: 'active' | 'expired' | 'revoked';
+}
 
 /**
  * PostgreSQL channel on which a revocation or a roll names each secret hash (base64) whose cached lookup is no
@@ -74,9 +83,27 @@ export class TokensRepository {
     }
   }
 
-  list(filter: { companyId?: number }, offset: number, limit: number): Promise<ApiToken[]> {
+  /**
+   * By id; a company's tokens through the company's index, the other filters on those rows (a company has tens
+   * of tokens; across companies, the table of a deployment's few thousand tokens is scanned).
+   */
+  list(filter: TokenFilter, offset: number, limit: number): Promise<ApiToken[]> {
+    const where: FindOptionsWhere<ApiToken> = {};
+    if (filter.companyId !== undefined) where.companyId = filter.companyId;
+    if (filter.userName !== undefined)
+      where.userName = containsIgnoringCase(filter.userName, 'user_name_contains');
+    if (filter.role !== undefined) where.role = filter.role;
+    if (filter.state === 'revoked') where.revokedAt = Not(IsNull());
+    if (filter.state === 'active') {
+      where.revokedAt = IsNull();
+      where.expiresAt = Raw((column) => `(${column} IS NULL OR ${column} > now())`);
+    }
+    if (filter.state === 'expired') {
+      where.revokedAt = IsNull();
+      where.expiresAt = Raw((column) => `${column} <= now()`);
+    }
     return this.dataSource.manager.find(ApiToken, {
-      where: filter.companyId === undefined ? {} : { companyId: filter.companyId },
+      where,
       order: { id: 'ASC' },
       skip: offset,
       take: limit,

@@ -9,7 +9,7 @@ import { ServiceLogger } from '../platform/logging/loggers';
 import type { ApiToken } from './api-token.entity';
 import { hashSecret, issueSecret, looksLikeToken } from './token-secret';
 import { TokenNotFoundError, TokenNotRollableError } from './tokens.errors';
-import { TOKEN_REVOKED_CHANNEL, TokensRepository } from './tokens.repository';
+import { TOKEN_REVOKED_CHANNEL, type TokenFilter, TokensRepository } from './tokens.repository';
 import { UnitOfWork } from '../platform/database/unit-of-work';
 
 /**
@@ -175,7 +175,7 @@ export class TokensService implements OnModuleInit {
     return { token: secret.token, record: rolled.record };
   }
 
-  list(filter: { companyId?: number }, offset: number, limit: number): Promise<ApiToken[]> {
+  list(filter: TokenFilter, offset: number, limit: number): Promise<ApiToken[]> {
     return this.tokens.list(filter, offset, limit);
   }
 

@@ -80,7 +80,7 @@ export class WebhooksController {
   @ApiErrorResponses(400, 401, 403, 429)
   async list(@Query() query: ListWebhooksQuery, @Req() request: Request): Promise<Page<WebhookResponse>> {
     const { offset, limit } = pageWindow(query);
-    const rows = await this.webhooks.list({ companyId: query.company_id }, offset, limit);
+    const rows = await this.webhooks.list({ companyId: query.company_id, url: query.url }, offset, limit);
     return this.formats.page(
       rows.map((endpoint) => toWebhookResponse(endpoint, this.formats)),
       query,

@@ -4,6 +4,12 @@ import { UnitOfWork } from '../platform/database/unit-of-work';
 import { DataSource, type EntityManager, In, IsNull } from 'typeorm';
 import { type DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
+import { containsIgnoringCase } from '../kernel/contains-filter';
+
+export interface EndpointFilter {
+  companyId?: number;
+  url?: string;
+}
 
 /** A delivery a dispatcher has claimed, with what it needs to send it. */
 export interface ClaimedDelivery {
@@ -190,12 +196,16 @@ export class WebhooksRepository {
     );
   }
 
-  /** Endpoints not deleted, by id (webhook_endpoints_company_idx when filtered by company). */
-  listEndpoints(filter: { companyId?: number }, offset: number, limit: number): Promise<WebhookEndpoint[]> {
+  /**
+   * Endpoints not deleted, by id (webhook_endpoints_company_idx when filtered by company; the URL filter is
+   * checked on those rows: a company has a handful of endpoints).
+   */
+  listEndpoints(filter: EndpointFilter, offset: number, limit: number): Promise<WebhookEndpoint[]> {
     return this.dataSource.manager.find(WebhookEndpoint, {
       where: {
         deletedAt: IsNull(),
         ...(filter.companyId === undefined ? {} : { companyId: filter.companyId }),
+        ...(filter.url === undefined ? {} : { url: containsIgnoringCase(filter.url, 'url_contains') }),
       },
       order: { id: 'ASC' },
       skip: offset,

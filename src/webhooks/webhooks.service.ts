@@ -18,6 +18,7 @@ import { webhookHostError, webhookUrlFormError } from './webhook-url';
 import { DeliveryNotFoundError, DeliveryNotRetryableError, WebhookNotFoundError } from './webhooks.errors';
 import {
   type DeliveryFilter,
+  type EndpointFilter,
   type EndpointScope,
   type EventDeliveryRow,
   WebhooksRepository,
@@ -118,7 +119,7 @@ export class WebhooksService {
     });
   }
 
-  list(filter: { companyId?: number }, offset: number, limit: number): Promise<WebhookEndpoint[]> {
+  list(filter: EndpointFilter, offset: number, limit: number): Promise<WebhookEndpoint[]> {
     return this.webhooks.listEndpoints(filter, offset, limit);
   }
 

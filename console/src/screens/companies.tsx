@@ -1,9 +1,16 @@
 import { useState } from 'preact/hooks';
 import { call, type Company, type Page, query } from '../api';
+import { FilterForm } from '../filters';
 import { ActionForm, Field, PagedTable, usePaged, useTitle, when } from '../ui';
 
 export function Companies() {
-  const paged = usePaged((page) => call<Page<Company>>('GET', `/companies${query({ page })}`), 'companies');
+  const [filter, setFilter] = useState({ name: '', site: '' });
+  const [nameFilter, setNameFilter] = useState('');
+  const [siteFilter, setSiteFilter] = useState('');
+  const paged = usePaged(
+    (page) => call<Page<Company>>('GET', `/companies${query({ ...filter, page })}`),
+    `companies-${filter.name}-${filter.site}`,
+  );
   const [name, setName] = useState('');
   const [site, setSite] = useState('');
   const [created, setCreated] = useState<Company | null>(null);
@@ -38,10 +45,36 @@ export function Companies() {
           Created company {created.id}, {created.name} ({created.site}).
         </p>
       )}
+      <FilterForm
+        label="Filter the companies"
+        onApply={() => setFilter({ name: nameFilter.trim(), site: siteFilter.trim() })}
+        onClear={() => {
+          setNameFilter('');
+          setSiteFilter('');
+          setFilter({ name: '', site: '' });
+        }}
+      >
+        <Field
+          label="Search companies"
+          value={nameFilter}
+          onInput={setNameFilter}
+          hint="A part of the company's name, in any case."
+        />
+        <Field
+          label="Market"
+          value={siteFilter}
+          onInput={setSiteFilter}
+          hint="A market code, e.g. SK; empty: all."
+        />
+      </FilterForm>
       <PagedTable
         label="Companies"
         paged={paged}
-        empty="No companies yet: create the first one above."
+        empty={
+          filter.name || filter.site
+            ? 'No company matches this filter.'
+            : 'No companies yet: create the first one above.'
+        }
         head={
           <tr>
             <th scope="col">Id</th>

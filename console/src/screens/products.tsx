@@ -1,10 +1,23 @@
 import { useState } from 'preact/hooks';
 import { call, type Page, type Product, query } from '../api';
+import { FilterForm, SelectField } from '../filters';
 import { ActionForm, ErrorMessage, Field, PagedTable, usePaged, useTitle } from '../ui';
 
 /** Every product, inactive ones too: create, rename, add a variation, deactivate and reactivate. */
+const ACTIVE = [
+  ['', 'Any'],
+  ['true', 'Active'],
+  ['false', 'Inactive'],
+] as const;
+
 export function Products() {
-  const paged = usePaged((page) => call<Page<Product>>('GET', `/products${query({ page })}`), 'products');
+  const [filter, setFilter] = useState({ name: '', active: '' });
+  const [nameFilter, setNameFilter] = useState('');
+  const [activeFilter, setActiveFilter] = useState('');
+  const paged = usePaged(
+    (page) => call<Page<Product>>('GET', `/products${query({ ...filter, page })}`),
+    `products-${filter.name}-${filter.active}`,
+  );
   const [name, setName] = useState('');
   const [variations, setVariations] = useState('');
   useTitle('Products');
@@ -39,10 +52,31 @@ export function Products() {
           />
         </div>
       </ActionForm>
+      <FilterForm
+        label="Filter the products"
+        onApply={() => setFilter({ name: nameFilter.trim(), active: activeFilter })}
+        onClear={() => {
+          setNameFilter('');
+          setActiveFilter('');
+          setFilter({ name: '', active: '' });
+        }}
+      >
+        <Field
+          label="Search products"
+          value={nameFilter}
+          onInput={setNameFilter}
+          hint="A part of the product's name, in any case."
+        />
+        <SelectField label="Status" value={activeFilter} onChange={setActiveFilter} options={ACTIVE} />
+      </FilterForm>
       <PagedTable
         label="Products"
         paged={paged}
-        empty="No products yet: create the first one above."
+        empty={
+          filter.name || filter.active
+            ? 'No product matches this filter.'
+            : 'No products yet: create the first one above.'
+        }
         head={
           <tr>
             <th scope="col">Id</th>

@@ -1,6 +1,24 @@
 import { useState } from 'preact/hooks';
 import { call, type IssuedToken, type Page, query, type Token } from '../api';
-import { ActionForm, ConfirmButton, Field, PagedTable, SecretOnce, usePaged, useTitle, when } from '../ui';
+import { companyLabel, FilterForm, SelectField, useCompany } from '../filters';
+import {
+  ActionForm,
+  ConfirmButton,
+  ErrorMessage,
+  Field,
+  PagedTable,
+  SecretOnce,
+  usePaged,
+  useTitle,
+  when,
+} from '../ui';
+
+const STATES = [
+  ['', 'Any'],
+  ['active', 'Active'],
+  ['expired', 'Expired'],
+  ['revoked', 'Revoked'],
+] as const;
 
 /**
  * A company's partner tokens: issue one, read-only or not (its secret shown once), roll one (the new secret shown
@@ -8,27 +26,33 @@ import { ActionForm, ConfirmButton, Field, PagedTable, SecretOnce, usePaged, use
  * each company (main.tsx), so nothing of one company's shows under another's.
  */
 export function Tokens({ companyId }: { companyId: number }) {
+  const { company, error: companyError } = useCompany(companyId);
+  const [filter, setFilter] = useState({ user_name: '', state: '' });
+  const [userNameFilter, setUserNameFilter] = useState('');
+  const [stateFilter, setStateFilter] = useState('');
   const paged = usePaged(
-    (page) => call<Page<Token>>('GET', `/tokens${query({ company_id: companyId, page })}`),
-    `tokens-${companyId}`,
+    (page) => call<Page<Token>>('GET', `/tokens${query({ company_id: companyId, ...filter, page })}`),
+    `tokens-${companyId}-${filter.user_name}-${filter.state}`,
   );
   const [userName, setUserName] = useState('');
   const [expiresAt, setExpiresAt] = useState('');
   const [readOnly, setReadOnly] = useState(false);
   const [issued, setIssued] = useState<{ token: IssuedToken; rolled: boolean } | null>(null);
-  useTitle(`Tokens of company ${companyId}`);
+  const companyName = company ? companyLabel(company) : `company ${companyId}`;
+  useTitle(`Tokens of ${companyName}`);
   return (
     <main>
       <p>
         <a href="#/companies">← Companies</a>
       </p>
-      <h1>Tokens of company {companyId}</h1>
+      <h1>Tokens of {companyName}</h1>
+      <ErrorMessage error={companyError} />
       {issued ? (
         <SecretOnce
           title={
             issued.rolled
               ? `New secret of token ${issued.token.id} for ${issued.token.user_name}: the old one works until ${when(issued.token.previous_expires_at)}`
-              : `Token ${issued.token.id} for ${issued.token.user_name} of company ${issued.token.company_id}${issued.token.read_only ? ' (read-only)' : ''}`
+              : `Token ${issued.token.id} for ${issued.token.user_name} of ${companyName}${issued.token.read_only ? ' (read-only)' : ''}`
           }
           secret={issued.token.token}
           onDone={() => setIssued(null)}
@@ -81,10 +105,31 @@ export function Tokens({ companyId }: { companyId: number }) {
           </div>
         </ActionForm>
       )}
+      <FilterForm
+        label="Filter the tokens"
+        onApply={() => setFilter({ user_name: userNameFilter.trim(), state: stateFilter })}
+        onClear={() => {
+          setUserNameFilter('');
+          setStateFilter('');
+          setFilter({ user_name: '', state: '' });
+        }}
+      >
+        <Field
+          label="Search users"
+          value={userNameFilter}
+          onInput={setUserNameFilter}
+          hint="A part of the user's name, in any case."
+        />
+        <SelectField label="State" value={stateFilter} onChange={setStateFilter} options={STATES} />
+      </FilterForm>
       <PagedTable
         label="Tokens"
         paged={paged}
-        empty="This company has no tokens yet."
+        empty={
+          filter.user_name || filter.state
+            ? 'No token of this company matches this filter.'
+            : 'This company has no tokens yet.'
+        }
         head={
           <tr>
             <th scope="col">Id</th>

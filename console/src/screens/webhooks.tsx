@@ -1,5 +1,6 @@
 import { useId, useState } from 'preact/hooks';
 import { call, type CreatedWebhook, type Delivery, type Page, query, type Webhook } from '../api';
+import { companyLabel, FilterForm, useCompany } from '../filters';
 import {
   ActionForm,
   ConfirmButton,
@@ -17,23 +18,28 @@ import {
  * is mounted anew for each company (main.tsx), so nothing of one company's shows under another's.
  */
 export function Webhooks({ companyId }: { companyId: number }) {
+  const { company, error: companyError } = useCompany(companyId);
+  const [urlFilter, setUrlFilter] = useState('');
+  const [filter, setFilter] = useState('');
   const paged = usePaged(
-    (page) => call<Page<Webhook>>('GET', `/webhooks${query({ company_id: companyId, page })}`),
-    `webhooks-${companyId}`,
+    (page) => call<Page<Webhook>>('GET', `/webhooks${query({ company_id: companyId, url: filter, page })}`),
+    `webhooks-${companyId}-${filter}`,
   );
   const [url, setUrl] = useState('');
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
   const [logOf, setLogOf] = useState<Webhook | null>(null);
-  useTitle(`Webhooks of company ${companyId}`);
+  const companyName = company ? companyLabel(company) : `company ${companyId}`;
+  useTitle(`Webhooks of ${companyName}`);
   return (
     <main>
       <p>
         <a href="#/companies">← Companies</a>
       </p>
-      <h1>Webhooks of company {companyId}</h1>
+      <h1>Webhooks of {companyName}</h1>
+      <ErrorMessage error={companyError} />
       {created ? (
         <SecretOnce
-          title={`Signing secret of endpoint ${created.id} of company ${created.company_id}`}
+          title={`Signing secret of endpoint ${created.id} of ${companyName}`}
           secret={created.secret}
           onDone={() => setCreated(null)}
         />
@@ -57,10 +63,29 @@ export function Webhooks({ companyId }: { companyId: number }) {
           />
         </ActionForm>
       )}
+      <FilterForm
+        label="Filter the endpoints"
+        onApply={() => setFilter(urlFilter.trim())}
+        onClear={() => {
+          setUrlFilter('');
+          setFilter('');
+        }}
+      >
+        <Field
+          label="Search endpoints"
+          value={urlFilter}
+          onInput={setUrlFilter}
+          hint="A part of the URL, in any case."
+        />
+      </FilterForm>
       <PagedTable
         label="Endpoints"
         paged={paged}
-        empty="This company has no webhook endpoints."
+        empty={
+          filter
+            ? 'No endpoint of this company matches this filter.'
+            : 'This company has no webhook endpoints.'
+        }
         head={
           <tr>
             <th scope="col">Id</th>

@@ -1,6 +1,6 @@
 import { ApiDateTime } from '../../kernel/openapi.formats';
 import type { ApiFormats } from '../../platform/formats/api-formats';
-import type { AuditEvent } from '../audit-event.entity';
+import type { NamedAuditEvent } from '../audit.repository';
 
 export class AuditEventResponse {
   /** @example 42 */
@@ -10,10 +10,12 @@ export class AuditEventResponse {
   occurred_at!: string;
   /** The token that made the change; null when it was made with the CLI. @example 7 */
   token_id!: number | null;
-  /** @example "alice" */
+  /** The name of the token's user (or of the CLI's operator) who made the change. @example "alice" */
   user_name!: string;
   /** @example 1 */
   company_id!: number | null;
+  /** The company's name (as it is now); null when the change concerns no company. @example "Demo Restaurants s.r.o." */
+  company_name!: string | null;
   /** @example "token.issued" */
   action!: string;
   /** @example "token" */
@@ -26,13 +28,17 @@ export class AuditEventResponse {
   changed_fields!: string[];
 }
 
-export function toAuditEventResponse(event: AuditEvent, formats: ApiFormats): AuditEventResponse {
+export function toAuditEventResponse(
+  { event, companyName }: NamedAuditEvent,
+  formats: ApiFormats,
+): AuditEventResponse {
   return {
     id: event.id,
     occurred_at: formats.dateTime(event.occurredAt),
     token_id: event.tokenId,
     user_name: event.userName,
     company_id: event.companyId,
+    company_name: companyName,
     action: event.action,
     target_type: event.targetType,
     target_id: Number(event.targetId),

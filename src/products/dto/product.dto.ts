@@ -1,7 +1,9 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsOptional, ValidateIf, ValidateNested } from 'class-validator';
+import { ContainsFilter } from '../../kernel/contains-filter';
 import { ApiBooleanInput } from '../../kernel/openapi.formats';
+import { PageQuery } from '../../kernel/pagination';
 import { RequiredText } from '../../kernel/required-text.validator';
 import { toBoolean } from '../../kernel/transforms';
 import { Transform } from 'class-transformer';
@@ -40,5 +42,18 @@ export class UpdateProductDto {
   @ApiBooleanInput()
   @Transform(toBoolean)
   @IsBoolean({ message: 'The active must be true or false.' })
+  active?: boolean;
+}
+
+/** The admin product list's filters, all optional, combined with AND. */
+export class ListAdminProductsQuery extends PageQuery {
+  @ContainsFilter('Only the products whose name contains this text, whatever its case.', 'terminal')
+  name?: string;
+
+  /** true: only active products; false: only inactive ones. */
+  @ApiBooleanInput()
+  @IsBoolean({ message: 'The active filter must be true or false.' })
+  @Transform(toBoolean)
+  @IsOptional()
   active?: boolean;
 }

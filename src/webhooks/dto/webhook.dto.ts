@@ -15,6 +15,7 @@ import {
 } from 'class-validator';
 import { IsApiDateTime } from '../../kernel/api-datetime.validator';
 import { EVENT_TYPES } from '../../outbox/event-catalog';
+import { ContainsFilter } from '../../kernel/contains-filter';
 import { DbInteger } from '../../kernel/db-integer.validator';
 import { PageQuery } from '../../kernel/pagination';
 import { RequiredText } from '../../kernel/required-text.validator';
@@ -59,6 +60,13 @@ export class ListWebhooksQuery extends PageQuery {
   @Transform(toInteger)
   @DbInteger('No company has this id.')
   company_id?: number;
+
+  @ContainsFilter(
+    'Only the endpoints whose URL contains this text, whatever its case.',
+    'hooks.example.com',
+    2048,
+  )
+  url?: string;
 }
 
 /** Absent means "leave it as it is". */

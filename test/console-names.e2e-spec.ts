@@ -1,0 +1,235 @@
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import request from 'supertest';
+import { launchChromium } from './harness/chromium';
+import { issueAdminToken } from './harness/cli';
+import { eventually } from './harness/eventually';
+import { type RunningService, startService } from './harness/service';
+
+// Each step drives a real browser: allow for a busy machine.
+jest.setTimeout(120_000);
+
+/**
+ * Names instead of bare ids and a filter on each list that grows (CONTRACT §6, admin console), in a real browser
+ * against the compiled service: each filter used with the keyboard alone, each screen checked with axe.
+ */
+describe('the admin console: names and filters', () => {
+  let service: RunningService;
+  let browser: Browser;
+  let page: Page;
+  let admin: string;
+  const company: Record<'pizza' | 'grill' | 'alpha', number> = { pizza: 0, grill: 0, alpha: 0 };
+  const token: Record<'alice' | 'bob', { id: number; prefix: string }> = {
+    alice: { id: 0, prefix: '' },
+    bob: { id: 0, prefix: '' },
+  };
+  const cspViolations: string[] = [];
+
+  const post = (path: string, body: object) =>
+    request(service.url).post(`/api/v2/admin${path}`).set('Authorization', `Bearer ${admin}`).send(body);
+  const inPage = <T>(expression: string) => page.evaluate<T>(expression);
+  const focusedLabel = () =>
+    inPage<string>('document.activeElement.labels?.[0]?.textContent ?? document.activeElement.textContent');
+  const expectTitle = async (screen: string) =>
+    expect(await page.title()).toBe(`${screen} · Restaurant Orders admin console`);
+  /** The first column of the list's rows, once it shows exactly `expected`. */
+  const expectColumn = (column: number, expected: string[]) =>
+    eventually(
+      async () =>
+        JSON.stringify(await page.locator(`tbody tr td:nth-child(${column})`).allInnerTexts()) ===
+        JSON.stringify(expected),
+      () => `The list's column ${column} does not show ${JSON.stringify(expected)}`,
+    );
+  /** Tabs from the focused element until `label` has the focus (a few steps at most). */
+  async function tabTo(label: string): Promise<void> {
+    for (let step = 0; step < 6; step += 1) {
+      if ((await focusedLabel()).trim() === label) return;
+      await page.keyboard.press('Tab');
+    }
+    throw new Error(`Tab never reached ${label}`);
+  }
+
+  async function expectAccessible(screen: string): Promise<void> {
+    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
+    const serious = result.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map(
+        (violation) => `${screen}: ${violation.id} (${violation.nodes.map((node) => node.target).join(' ')})`,
+      );
+    expect(serious).toEqual([]);
+  }
+
+  beforeAll(async () => {
+    service = await startService({ env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    admin = await issueAdminToken(service.databaseUrl!);
+    company.pizza = (await post('/companies', { name: 'Zebra Pizza', site: 'SK' }).expect(201)).body.id;
+    company.grill = (await post('/companies', { name: 'Zebra Grill', site: 'CZ' }).expect(201)).body.id;
+    company.alpha = (await post('/companies', { name: 'Alpha Bistro', site: 'SK' }).expect(201)).body.id;
+    for (const name of ['alice', 'bob'] as const) {
+      const issued = await post('/tokens', { role: 'partner', user_name: name, company_id: company.pizza });
+      token[name] = { id: issued.body.id, prefix: issued.body.prefix };
+    }
+    await request(service.url)
+      .delete(`/api/v2/admin/tokens/${token.bob.id}`)
+      .set('Authorization', `Bearer ${admin}`)
+      .expect(200);
+    await post('/products', { name: 'Widget blue' }).expect(201);
+    const red = await post('/products', { name: 'Widget red' }).expect(201);
+    await request(service.url)
+      .patch(`/api/v2/admin/products/${red.body.id}`)
+      .set('Authorization', `Bearer ${admin}`)
+      .send({ active: false })
+      .expect(200);
+    await post('/products', { name: 'Gadget' }).expect(201);
+    for (const path of ['/orders', '/stock']) {
+      await post('/webhooks', { company_id: company.pizza, url: `http://127.0.0.1:9${path}` }).expect(201);
+    }
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
+    });
+    await page.goto(`${service.url}/console/#/companies`);
+    await page.getByLabel('Admin token').fill(admin);
+    await page.keyboard.press('Enter');
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+  });
+
+  it('filters the companies by name and market with the keyboard alone, and shows the API’s refusal', async () => {
+    await expectColumn(2, ['Zebra Pizza', 'Zebra Grill', 'Alpha Bistro']);
+    await expectTitle('Companies');
+    await page.getByLabel('Search companies').focus();
+    await page.keyboard.type('zEBRA');
+    await page.keyboard.press('Enter');
+    await expectColumn(2, ['Zebra Pizza', 'Zebra Grill']);
+    await page.keyboard.press('Tab');
+    await tabTo('Market');
+    await page.keyboard.type('cz');
+    await page.keyboard.press('Enter');
+    await expectColumn(2, ['Zebra Grill']);
+    await expectAccessible('companies-filtered');
+
+    await page.keyboard.type('ech');
+    await page.keyboard.press('Enter');
+    await page
+      .getByRole('alert')
+      .getByText('site: The site filter must be a two-letter market code such as SK.')
+      .waitFor();
+    await tabTo('Apply filter');
+    await page.keyboard.press('Tab');
+    expect((await focusedLabel()).trim()).toBe('Clear');
+    await page.keyboard.press('Enter');
+    await expectColumn(2, ['Zebra Pizza', 'Zebra Grill', 'Alpha Bistro']);
+    expect(await page.getByLabel('Market').inputValue()).toBe('');
+  });
+
+  it('names the company on its tokens screen and filters its tokens by user and state', async () => {
+    await page.getByRole('link', { name: 'Tokens of Zebra Pizza' }).click();
+    await page.getByRole('heading', { name: 'Tokens of Zebra Pizza (SK)' }).waitFor();
+    await expectTitle('Tokens of Zebra Pizza (SK)');
+    await expectColumn(3, ['alice', 'bob']);
+    await page.getByLabel('Search users').focus();
+    await page.keyboard.type('BO');
+    await page.keyboard.press('Enter');
+    await expectColumn(3, ['bob']);
+    await page.getByLabel('Search users').fill('');
+    await page.getByLabel('Search users').focus();
+    await page.keyboard.press('Tab');
+    await tabTo('State');
+    // The arrow keys move through a select's options, as in any select.
+    await page.keyboard.press('ArrowDown');
+    expect(await page.getByLabel('State').inputValue()).toBe('active');
+    await tabTo('Apply filter');
+    await page.keyboard.press('Enter');
+    await expectColumn(3, ['alice']);
+    await expectAccessible('tokens-filtered');
+  });
+
+  it('names the company on its webhooks screen and filters its endpoints by URL', async () => {
+    await page.goto(`${service.url}/console/#/companies/${company.pizza}/webhooks`);
+    await page.getByRole('heading', { name: 'Webhooks of Zebra Pizza (SK)' }).waitFor();
+    await expectTitle('Webhooks of Zebra Pizza (SK)');
+    await expectColumn(2, ['http://127.0.0.1:9/orders', 'http://127.0.0.1:9/stock']);
+    await page.getByLabel('Search endpoints').focus();
+    await page.keyboard.type('STOCK');
+    await page.keyboard.press('Enter');
+    await expectColumn(2, ['http://127.0.0.1:9/stock']);
+    await expectAccessible('webhooks-filtered');
+  });
+
+  it('filters the products by name and status with the keyboard alone', async () => {
+    await page.getByRole('link', { name: 'Products' }).click();
+    await page.getByRole('heading', { name: 'Products' }).waitFor();
+    await expectTitle('Products');
+    await expectColumn(2, ['Widget blue', 'Widget red', 'Gadget']);
+    await page.getByLabel('Search products').focus();
+    await page.keyboard.type('widget');
+    await page.keyboard.press('Tab');
+    await tabTo('Status');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    expect(await page.getByLabel('Status').inputValue()).toBe('false');
+    await tabTo('Apply filter');
+    await page.keyboard.press('Enter');
+    await expectColumn(2, ['Widget red']);
+    await expectAccessible('products-filtered');
+  });
+
+  it('filters the audit trail by a company found by name and one of its tokens, naming both', async () => {
+    await page.getByRole('link', { name: 'Audit trail' }).click();
+    await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
+    await expectTitle('Audit trail');
+    await page.getByLabel('Search companies').focus();
+    await page.keyboard.type('zebra');
+    await page.keyboard.press('Enter');
+    const companyOptions = () =>
+      page.getByLabel('Company', { exact: true }).locator('option').allInnerTexts();
+    await eventually(
+      async () => (await companyOptions()).length === 3,
+      () => 'The companies found are not offered',
+    );
+    expect(await companyOptions()).toEqual([
+      'Every company',
+      `Zebra Pizza (SK) · ${company.pizza}`,
+      `Zebra Grill (CZ) · ${company.grill}`,
+    ]);
+    await page.getByLabel('Company', { exact: true }).focus();
+    await page.keyboard.press('ArrowDown');
+    expect(await page.getByLabel('Company', { exact: true }).inputValue()).toBe(String(company.pizza));
+    const tokenOptions = () => page.getByLabel('Token', { exact: true }).locator('option').allInnerTexts();
+    await eventually(
+      async () => (await tokenOptions()).length === 3,
+      () => "The chosen company's tokens are not offered",
+    );
+    expect(await tokenOptions()).toEqual([
+      'Every token',
+      `alice · token ${token.alice.id} (${token.alice.prefix})`,
+      `bob · token ${token.bob.id} (${token.bob.prefix})`,
+    ]);
+    await tabTo('Apply filter');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Audit trail of Zebra Pizza (SK)' }).waitFor();
+    await expectTitle('Audit trail of Zebra Pizza (SK)');
+    expect(page.url()).toContain(`#/audit?company_id=${company.pizza}`);
+    await expectColumn(4, [
+      'webhook.created',
+      'webhook.created',
+      'token.revoked',
+      'token.issued',
+      'token.issued',
+      'company.created',
+    ]);
+    // The company's name and the user's name of the token that made each change, beside their ids.
+    expect(new Set(await page.locator('tbody tr td:nth-child(3)').allInnerTexts())).toEqual(
+      new Set([`Zebra Pizza (${company.pizza})`]),
+    );
+    expect(await page.locator('tbody tr td:nth-child(2)').first().innerText()).toMatch(
+      /^spec-admin \(token \d+\)$/,
+    );
+    await expectAccessible('audit-filtered');
+  });
+});
