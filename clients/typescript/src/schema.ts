@@ -42,6 +42,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v2/admin/companies/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a company
+     * @description One company, by id: its name and site, e.g. for a screen about its tokens or webhooks.
+     */
+    get: operations['getCompany'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v2/admin/companies': {
     parameters: {
       query?: never;
@@ -51,7 +71,7 @@ export interface paths {
     };
     /**
      * List companies
-     * @description Lists companies by id.
+     * @description Lists companies by id, optionally filtered by name (contains, any case) and site; filters combine with AND.
      */
     get: operations['listCompanies'];
     put?: never;
@@ -75,7 +95,7 @@ export interface paths {
     };
     /**
      * List tokens
-     * @description Lists tokens by id, optionally of one company. Secrets are never shown.
+     * @description Lists tokens by id, optionally of one company, by user name, role or state. Secrets are never shown.
      */
     get: operations['listTokens'];
     put?: never;
@@ -181,7 +201,7 @@ export interface paths {
     };
     /**
      * Lists every product, inactive ones too
-     * @description Every product by id, with its variations and whether it is active (partners see only active ones).
+     * @description Every product by id, with its variations and whether it is active (partners see only active ones); filtered by name (contains, any case) and active, combined with AND.
      */
     get: operations['listAdminProducts'];
     put?: never;
@@ -939,16 +959,6 @@ export interface components {
         [key: string]: string[];
       };
     };
-    CreateCompanyDto: {
-      /** @description The company's name. */
-      name: string;
-      /**
-       * @description The company's market: a two-letter code, any case in, stored upper case. Orders of an SK, CZ or PL company
-       *     limit `note` and `details` to 50 characters.
-       * @example SK
-       */
-      site: string;
-    };
     CompanyResponse: {
       /** @example 2026-11-22T07:30 */
       created_at: string;
@@ -960,6 +970,16 @@ export interface components {
       /** @example Demo Restaurants s.r.o. */
       name: string;
       /** @example SK */
+      site: string;
+    };
+    CreateCompanyDto: {
+      /** @description The company's name. */
+      name: string;
+      /**
+       * @description The company's market: a two-letter code, any case in, stored upper case. Orders of an SK, CZ or PL company
+       *     limit `note` and `details` to 50 characters.
+       * @example SK
+       */
       site: string;
     };
     PageLinks: {
@@ -1176,13 +1196,21 @@ export interface components {
        * @example 7
        */
       token_id: number | null;
-      /** @example alice */
+      /**
+       * @description The name of the token's user (or of the CLI's operator) who made the change.
+       * @example alice
+       */
       user_name: string;
       /**
        * Format: int32
        * @example 1
        */
       company_id: number | null;
+      /**
+       * @description The company's name (as it is now); null when the change concerns no company.
+       * @example Demo Restaurants s.r.o.
+       */
+      company_name: string | null;
       /** @example token.issued */
       action: string;
       /** @example token */
@@ -3106,6 +3134,172 @@ export interface operations {
       };
     };
   };
+  getCompany: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CompanyResponse'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
   listCompanies: {
     parameters: {
       query?: {
@@ -3113,6 +3307,10 @@ export interface operations {
         page?: number;
         /** @description Results per page. */
         per_page?: number;
+        /** @description Only the companies whose name contains this text, whatever its case. */
+        name?: string;
+        /** @description Only the companies of this site (two-letter market code), whatever its case. */
+        site?: string;
       };
       header?: {
         /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
@@ -3527,8 +3725,17 @@ export interface operations {
         page?: number;
         /** @description Results per page. */
         per_page?: number;
+        /** @description Only the tokens whose user name contains this text, whatever its case. */
+        user_name?: string;
         /** @description Only the tokens of this company. */
         company_id?: number;
+        /** @description Only the tokens of this role. */
+        role?: 'partner' | 'admin' | 'logistics';
+        /**
+         * @description active: neither revoked nor expired; expired: past its expiry, not revoked; revoked: revoked (whatever its
+         *     expiry).
+         */
+        state?: 'active' | 'expired' | 'revoked';
       };
       header?: {
         /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
@@ -4841,6 +5048,10 @@ export interface operations {
         page?: number;
         /** @description Results per page. */
         per_page?: number;
+        /** @description Only the products whose name contains this text, whatever its case. */
+        name?: string;
+        /** @description true: only active products; false: only inactive ones. */
+        active?: boolean | (0 | 1) | ('true' | 'false' | '1' | '0');
       };
       header?: {
         /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
@@ -10016,6 +10227,8 @@ export interface operations {
         page?: number;
         /** @description Results per page. */
         per_page?: number;
+        /** @description Only the endpoints whose URL contains this text, whatever its case. */
+        url?: string;
         /** @description Only the endpoints of this company. */
         company_id?: number;
       };

@@ -16,7 +16,8 @@ const ifMatch = (response: Response) => ({ headers: { 'If-Match': response.heade
 export async function administer(baseUrl: string, adminToken: string): Promise<string[]> {
   const admin = client(baseUrl, adminToken).api;
   const company = await admin.createCompany({ name: 'Bistro Group', site: 'sk' });
-  await admin.listCompanies({ page: 1, per_page: 25 });
+  await admin.listCompanies({ page: 1, per_page: 25, name: 'bistro' });
+  await admin.getCompany(company.data.id);
   const token = await admin.issueToken({
     role: 'partner',
     user_name: 'alice',
@@ -25,6 +26,13 @@ export async function administer(baseUrl: string, adminToken: string): Promise<s
   });
   await admin.listTokens({ company_id: company.data.id });
   await admin.revokeToken(token.data.id);
+  const reporting = await admin.issueToken({
+    role: 'partner',
+    user_name: 'reporting',
+    company_id: company.data.id,
+    read_only: true,
+  });
+  await admin.rollToken(reporting.data.id, { previous_expires_at: null });
   await admin.listAuditEvents({ company_id: company.data.id });
 
   const product = await admin.createProduct({ name: 'Terminal', variations: [{ name: 'Black' }] });
@@ -37,9 +45,17 @@ export async function administer(baseUrl: string, adminToken: string): Promise<s
     url: 'https://hooks.example.com/restaurant-orders',
   });
   await admin.listWebhooks({ company_id: company.data.id });
-  const deliveries = await admin.listWebhookDeliveries(webhook.data.id, { per_page: 25 });
-  for (const delivery of deliveries.data.data)
-    if (delivery.status === 'failed') await admin.retryWebhookDelivery(webhook.data.id, delivery.id);
+  await admin.getWebhook(webhook.data.id);
+  await admin.updateWebhook(webhook.data.id, { event_types: ['order.placed', 'order.state_changed'] });
+  await admin.rotateWebhookSecret(webhook.data.id, { previous_secret_expires_at: null });
+  const deliveries = await admin.listWebhookDeliveries(webhook.data.id, { per_page: 25, status: 'failed' });
+  for (const delivery of deliveries.data.data) {
+    const detail = await admin.getWebhookDelivery(webhook.data.id, delivery.id);
+    if (detail.data.status === 'failed') await admin.retryWebhookDelivery(webhook.data.id, delivery.id);
+  }
+
+  const orders = await admin.listAdminOrders({ company_id: company.data.id, state: 'PLACED' });
+  for (const { order } of orders.data.data) await admin.getAdminOrder(order.order_id);
   await admin.deleteWebhook(webhook.data.id);
   return [webhook.data.secret];
 }
@@ -78,6 +94,16 @@ export async function partner(baseUrl: string, partnerToken: string): Promise<Or
   await api.simulateOrder(testId, { to: 'COMPLETED' }, ifMatch(delivered));
   await api.checkOrdersExport({ format: 'ndjson', order_id: String(testId) });
   await api.exportOrders({ format: 'ndjson', order_id: String(testId) });
+
+  const hook = await api.createPartnerWebhook({ url: 'https://hooks.example.com/bistro' });
+  await api.listPartnerWebhooks({ per_page: 25 });
+  await api.getPartnerWebhook(hook.data.id);
+  await api.updatePartnerWebhook(hook.data.id, { enabled: 'true' });
+  await api.rotatePartnerWebhookSecret(hook.data.id, {});
+  const log = await api.listPartnerWebhookDeliveries(hook.data.id, { event_type: 'order.placed' });
+  for (const delivery of log.data.data)
+    if (delivery.status === 'failed') await api.retryPartnerWebhookDelivery(hook.data.id, delivery.id);
+  await api.deletePartnerWebhook(hook.data.id);
 
   const events = await api.listEvents({});
   return events.data.data.filter((event) => event.type === 'order.placed');
