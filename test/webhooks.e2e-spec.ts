@@ -17,8 +17,18 @@ import {
   parseEvent,
 } from './harness/webhook-receiver';
 
-const ofOrder = (received: ReceivedWebhook[], orderId: number) =>
-  received.map(parseEvent).filter((event) => event.data.order_id === orderId);
+/**
+ * The events of one order a receiver got, each once: delivery is at least once (a send that outlives
+ * WEBHOOK_TIMEOUT_MS on a loaded machine is sent again, with the same webhook-id), and receivers deduplicate by it.
+ */
+const ofOrder = (received: ReceivedWebhook[], orderId: number) => [
+  ...new Map(
+    received
+      .map(parseEvent)
+      .filter((event) => event.data.order_id === orderId)
+      .map((event) => [event.id, event] as const),
+  ).values(),
+];
 
 /** A private address is refused, and the message names the switch that allows it for local testing. */
 const PRIVATE_REFUSED =
