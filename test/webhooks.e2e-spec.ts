@@ -17,17 +17,15 @@ import {
   parseEvent,
 } from './harness/webhook-receiver';
 
+const ofOrder = (received: ReceivedWebhook[], orderId: number) =>
+  received.map(parseEvent).filter((event) => event.data.order_id === orderId);
+
 /**
  * The events of one order a receiver got, each once: delivery is at least once (a send that outlives
  * WEBHOOK_TIMEOUT_MS on a loaded machine is sent again, with the same webhook-id), and receivers deduplicate by it.
  */
-const ofOrder = (received: ReceivedWebhook[], orderId: number) => [
-  ...new Map(
-    received
-      .map(parseEvent)
-      .filter((event) => event.data.order_id === orderId)
-      .map((event) => [event.id, event] as const),
-  ).values(),
+const onceEach = (received: ReceivedWebhook[], orderId: number) => [
+  ...new Map(ofOrder(received, orderId).map((event) => [event.id, event] as const)).values(),
 ];
 
 /** A private address is refused, and the message names the switch that allows it for local testing. */
@@ -200,7 +198,7 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
     await api().post(`/api/v2/order/${cancelled}/cancel`).set(as(partner.token)).expect(200);
 
     await receiver.waitFor(
-      (received) => ofOrder(received, id).length === 12 && ofOrder(received, cancelled).length === 2,
+      (received) => onceEach(received, id).length === 12 && onceEach(received, cancelled).length === 2,
     );
     const delivered = receiver.at('/life');
     for (const webhook of delivered) {
@@ -215,7 +213,7 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
       expect(webhook.body).not.toContain(password);
       expect(webhook.body).not.toContain('device-life');
     }
-    const life = ofOrder(delivered, id).sort(byEventId);
+    const life = onceEach(delivered, id).sort(byEventId);
     expect(life.map((event) => [event.type, event.data.state])).toEqual([
       ['order.placed', 'PLACED'],
       ['order.updated', 'PLACED'],
@@ -250,7 +248,7 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
     expect(life[7].data.delivery_error).toMatchObject({ resolution: 'Information', status: 'Nobody home' });
     expect(life[10].data.changed_fields).toEqual(['final_completion_date', 'serial_number']);
     expect(
-      ofOrder(delivered, cancelled).map((event) => [event.type, event.data.previous_state ?? null]),
+      onceEach(delivered, cancelled).map((event) => [event.type, event.data.previous_state ?? null]),
     ).toEqual(
       expect.arrayContaining([
         ['order.placed', null],
