@@ -1,8 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
-import { launchChromium } from './harness/chromium';
 import { issueAdminToken } from './harness/cli';
+import { expectAccessible, expectTitle, inPage, openConsoleBrowser, signIn } from './harness/console-page';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody } from './harness/factories';
 import { type RunningService, startService } from './harness/service';
@@ -25,28 +24,15 @@ describe('the console finds a delivery and shows what it sent and got back', () 
   let companyId: number;
   let endpointId: number;
   let otherEndpointId: number;
-  const cspViolations: string[] = [];
+  let cspViolations: string[];
 
   const api = () => request(service.url);
   const as = (token: string) => ({ Authorization: `Bearer ${token}` });
-  const inPage = <T>(expression: string) => page.evaluate<T>(expression);
-  const expectTitle = async (screen: string) =>
-    expect(await page.title()).toBe(`${screen} · Restaurant Orders admin console`);
   /** Focuses a control the way Tab would reach it, then works it with keys only. */
   const press = async (name: string | RegExp, role: 'button' | 'link' = 'button', key = 'Enter') => {
     await page.getByRole(role, { name }).focus();
     await page.keyboard.press(key);
   };
-
-  async function expectAccessible(screen: string): Promise<void> {
-    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
-    const serious = result.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map(
-        (violation) => `${screen}: ${violation.id} (${violation.nodes.map((node) => node.target).join(' ')})`,
-      );
-    expect(serious).toEqual([]);
-  }
 
   async function register(company: number): Promise<number> {
     const response = await api()
@@ -85,11 +71,7 @@ describe('the console finds a delivery and shows what it sent and got back', () 
         ).rowCount! >= 2,
       () => 'No attempt was recorded',
     );
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    page.on('console', (message) => {
-      if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
-    });
+    ({ browser, page, cspViolations } = await openConsoleBrowser());
   }, 120_000);
 
   afterAll(async () => {
@@ -100,8 +82,7 @@ describe('the console finds a delivery and shows what it sent and got back', () 
 
   it('filters the delivery log by status, event type and event id, with the keyboard alone', async () => {
     await page.goto(`${service.url}/console/#/companies/${companyId}/webhooks`);
-    await page.getByLabel('Admin token').fill(admin);
-    await page.keyboard.press('Enter');
+    await signIn(page, admin);
     await press(`Delivery log of endpoint ${endpointId}`);
     await page.getByRole('heading', { name: `Delivery log of endpoint ${endpointId}` }).waitFor();
     const rows = page.getByRole('region', { name: 'Deliveries' }).locator('tbody tr');
@@ -127,7 +108,7 @@ describe('the console finds a delivery and shows what it sent and got back', () 
       () => `The filter did not leave the comment delivery alone: ${shown}`,
     );
     const commentEventId = (await rows.first().locator('code').innerText()).trim();
-    await expectAccessible('delivery-log-filtered');
+    await expectAccessible(page, 'delivery-log-filtered');
 
     // An event id the API refuses: its message, as it comes.
     await page.getByLabel('Event id').focus();
@@ -180,7 +161,7 @@ describe('the console finds a delivery and shows what it sent and got back', () 
     );
     await press(`Details of delivery ${deliveryId}`, 'link');
     await page.getByRole('heading', { name: `Delivery ${deliveryId} of endpoint ${endpointId}` }).waitFor();
-    await expectTitle(`Delivery ${deliveryId} of endpoint ${endpointId}`);
+    await expectTitle(page, `Delivery ${deliveryId} of endpoint ${endpointId}`);
     expect(page.url()).toContain(`#/webhooks/${endpointId}/deliveries/${deliveryId}`);
 
     const sent = receiver.received.find((entry) => entry.body.includes('order.comment'))!;
@@ -192,7 +173,7 @@ describe('the console finds a delivery and shows what it sent and got back', () 
     const answered = page.getByRole('heading', { name: /^Attempt \d+: HTTP 503$/ }).first();
     const number = /^Attempt (\d+)/.exec(await answered.innerText())![1];
     expect(await page.getByLabel(`Body received at attempt ${number}`).innerText()).toBe('ok');
-    await expectAccessible('delivery');
+    await expectAccessible(page, 'delivery');
 
     receiverFails = false;
     const attempts = await page.getByRole('heading', { name: /^Attempt \d+:/ }).count();
@@ -200,7 +181,7 @@ describe('the console finds a delivery and shows what it sent and got back', () 
     await page.getByRole('heading', { name: `Attempt ${attempts + 1}: HTTP 200` }).waitFor();
     expect(await page.locator('.status').innerText()).toBe('succeeded');
     expect(await page.getByRole('button', { name: 'Retry now' }).count()).toBe(0);
-    await expectAccessible('delivery-retried');
+    await expectAccessible(page, 'delivery-retried');
 
     await press(`Webhooks of company ${companyId}`, 'link');
     await page.getByRole('heading', { name: `Webhooks of company ${companyId}` }).waitFor();
@@ -211,12 +192,12 @@ describe('the console finds a delivery and shows what it sent and got back', () 
     const deliveryId = (
       await service.db.query('SELECT id FROM webhook_deliveries WHERE endpoint_id = $1 LIMIT 1', [endpointId])
     ).rows[0].id as string;
-    await inPage(`location.hash = '#/webhooks/${otherEndpointId}/deliveries/${deliveryId}'`);
+    await inPage(page, `location.hash = '#/webhooks/${otherEndpointId}/deliveries/${deliveryId}'`);
     await page
       .getByRole('alert')
       .getByText('Delivery not found: this endpoint has no delivery with this id.')
       .waitFor();
-    await expectTitle(`Delivery ${deliveryId} of endpoint ${otherEndpointId}`);
-    await expectAccessible('delivery-not-found');
+    await expectTitle(page, `Delivery ${deliveryId} of endpoint ${otherEndpointId}`);
+    await expectAccessible(page, 'delivery-not-found');
   });
 });

@@ -1,8 +1,14 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
-import { launchChromium } from './harness/chromium';
 import { issueAdminToken } from './harness/cli';
+import {
+  expectAccessible,
+  expectTitle,
+  inPage,
+  openConsoleBrowser,
+  signIn,
+  tabTo,
+} from './harness/console-page';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
 import { type RunningService, startService } from './harness/service';
 import {
@@ -30,24 +36,16 @@ describe('the console: endpoint settings', () => {
   let partner: Partner;
   let endpoint: { id: number; secret: string };
   let productId: number;
-  const cspViolations: string[] = [];
+  let cspViolations: string[];
 
   const api = () => request(service.url);
   const as = (token: string) => ({ Authorization: `Bearer ${token}` });
-  const inPage = <T>(expression: string) => page.evaluate<T>(expression);
   /** The focused control as a person hears it: its aria-label, its label, else its text. */
   const focused = () =>
     inPage<string>(
+      page,
       `(() => { const e = document.activeElement; return (e.getAttribute('aria-label') || e.labels?.[0]?.textContent || e.textContent || '').replace(/\\s+/g, ' ').trim(); })()`,
     );
-  /** Presses Tab until the control named `name` has the focus (at most 40 times). */
-  async function tabTo(name: string): Promise<void> {
-    for (let presses = 0; presses < 40; presses += 1) {
-      if ((await focused()) === name) return;
-      await page.keyboard.press('Tab');
-    }
-    throw new Error(`Tab never reached "${name}" (focus is on "${await focused()}")`);
-  }
   const settings = async () =>
     (await api().get(`/api/v2/admin/webhooks/${endpoint.id}`).set(as(admin)).expect(200)).body as {
       event_types: string[] | null;
@@ -68,14 +66,9 @@ describe('the console: endpoint settings', () => {
         .send({ company_id: partner.companyId, url: `${receiver.url}/console` })
         .expect(201)
     ).body;
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    page.on('console', (message) => {
-      if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
-    });
+    ({ browser, page, cspViolations } = await openConsoleBrowser());
     await page.goto(`${service.url}/console/`);
-    await page.getByLabel('Admin token').fill(admin);
-    await page.keyboard.press('Enter');
+    await signIn(page, admin);
     await page.getByRole('heading', { name: 'Companies' }).waitFor();
   }, 120_000);
 
@@ -88,47 +81,41 @@ describe('the console: endpoint settings', () => {
   it('opens the settings from the webhooks screen, with its own title and no serious axe finding', async () => {
     await page.goto(`${service.url}/console/#/companies/${partner.companyId}/webhooks`);
     await page.getByRole('region', { name: 'Endpoints' }).waitFor();
-    await tabTo(`Settings of endpoint ${endpoint.id}`);
+    await tabTo(page, `Settings of endpoint ${endpoint.id}`, focused);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: `Settings of webhook endpoint ${endpoint.id}` }).waitFor();
     expect(page.url()).toMatch(new RegExp(`#/webhooks/${endpoint.id}$`));
-    expect(await page.title()).toBe(
-      `Settings of webhook endpoint ${endpoint.id} · Restaurant Orders admin console`,
-    );
+    await expectTitle(page, `Settings of webhook endpoint ${endpoint.id}`);
     expect(await page.locator('.facts').innerText()).toContain(`${receiver.url}/console`);
-    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
-    const serious = result.violations.filter(
-      (violation) => violation.impact === 'serious' || violation.impact === 'critical',
-    );
-    expect(serious.map((violation) => violation.id)).toEqual([]);
+    await expectAccessible(page, 'endpoint settings');
   });
 
   it('chooses the event types with the keyboard', async () => {
-    await tabTo('Every event type, those added later too');
+    await tabTo(page, 'Every event type, those added later too', focused);
     await page.keyboard.press('ArrowDown');
-    await tabTo('order.comment');
+    await tabTo(page, 'order.comment', focused);
     await page.keyboard.press('Space');
-    await tabTo('Save event types');
+    await tabTo(page, 'Save event types', focused);
     await page.keyboard.press('Enter');
     await page.getByText('Event types saved.').waitFor();
     expect((await settings()).event_types).toEqual(['order.comment']);
   });
 
   it('disables and enables the endpoint with the keyboard', async () => {
-    await tabTo('Disable endpoint');
+    await tabTo(page, 'Disable endpoint', focused);
     await page.keyboard.press('Enter');
     await page.getByText(/^Disabled since .*: deliveries wait, paused$/).waitFor();
     expect((await settings()).enabled).toBe(false);
-    await tabTo('Enable endpoint');
+    await tabTo(page, 'Enable endpoint', focused);
     await page.keyboard.press('Enter');
     await page.getByText('Enabled', { exact: true }).waitFor();
     expect((await settings()).enabled).toBe(true);
   });
 
   it('shows the API error as it comes, then rotates the secret, the new one shown once, both signing', async () => {
-    await tabTo('Old secret signs until (optional)');
+    await tabTo(page, 'Old secret signs until (optional)', focused);
     await page.keyboard.type('2030-01-01');
-    await tabTo('Rotate secret');
+    await tabTo(page, 'Rotate secret', focused);
     await page.keyboard.press('Enter');
     const alert = page.getByRole('alert');
     await alert.waitFor();
@@ -137,10 +124,10 @@ describe('the console: endpoint settings', () => {
       'previous_secret_expires_at: The previous secret can sign for at most 7 days.',
     );
 
-    await tabTo('Old secret signs until (optional)');
+    await tabTo(page, 'Old secret signs until (optional)', focused);
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Backspace');
-    await tabTo('Rotate secret');
+    await tabTo(page, 'Rotate secret', focused);
     await page.keyboard.press('Enter');
     const heading = page.getByRole('heading', { name: `New signing secret of endpoint ${endpoint.id}` });
     await heading.waitFor();
@@ -166,7 +153,7 @@ describe('the console: endpoint settings', () => {
     expect(hasValidSignature(delivered, secret)).toBe(true);
     expect(hasValidSignature(delivered, endpoint.secret)).toBe(true);
 
-    await tabTo('I have stored it');
+    await tabTo(page, 'I have stored it', focused);
     await page.keyboard.press('Enter');
     expect(await page.locator('.secret-value').count()).toBe(0);
     expect(await page.getByText(secret).count()).toBe(0);

@@ -1,8 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
-import { launchChromium } from './harness/chromium';
 import { issueAdminToken } from './harness/cli';
+import { expectAccessible, expectTitle, inPage, openConsoleBrowser, tabTo } from './harness/console-page';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
 import { type RunningService, startService } from './harness/service';
 import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from './harness/webhook-receiver';
@@ -27,35 +26,16 @@ describe('the console’s order lookup and order screen', () => {
   let orderId: number;
   let orderRef: string;
   let endpointId: number;
-  const cspViolations: string[] = [];
+  let cspViolations: string[];
 
   const api = () => request(service.url);
   const as = (token: string) => ({ Authorization: `Bearer ${token}` });
-  const inPage = <T>(expression: string) => page.evaluate<T>(expression);
   /** The focused element as a screen reader names it (its label, else its text). */
   const focused = () =>
     inPage<string>(
+      page,
       "document.activeElement.labels?.[0]?.textContent || document.activeElement.getAttribute('aria-label') || document.activeElement.textContent.trim()",
     );
-  /** Presses Tab until the element named `name` has the focus (the keyboard alone, as a person would). */
-  async function tabTo(name: string): Promise<void> {
-    for (let presses = 0; presses < 40; presses += 1) {
-      if ((await focused()) === name) return;
-      await page.keyboard.press('Tab');
-    }
-    throw new Error(`Tab never reached "${name}"`);
-  }
-  const expectTitle = async (screen: string) =>
-    expect(await page.title()).toBe(`${screen} · Restaurant Orders admin console`);
-  async function expectAccessible(screen: string): Promise<void> {
-    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
-    const serious = result.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map(
-        (violation) => `${screen}: ${violation.id} (${violation.nodes.map((node) => node.target).join(' ')})`,
-      );
-    expect(serious).toEqual([]);
-  }
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver((incoming) => (incoming.path === '/down' ? 500 : 200));
@@ -93,11 +73,7 @@ describe('the console’s order lookup and order screen', () => {
     await receiver.waitFor(
       (received) => new Set(received.map((entry) => entry.headers['webhook-id'])).size >= 2,
     );
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
-    page.on('console', (message) => {
-      if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
-    });
+    ({ browser, page, cspViolations } = await openConsoleBrowser());
   }, 120_000);
 
   afterAll(async () => {
@@ -109,16 +85,16 @@ describe('the console’s order lookup and order screen', () => {
   it('finds an order by its reference and opens it, with the keyboard alone', async () => {
     await page.goto(`${service.url}/console/`);
     await page.getByRole('heading', { name: 'Admin console' }).waitFor();
-    await tabTo('Admin token');
+    await tabTo(page, 'Admin token', focused);
     await page.keyboard.type(admin);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Companies' }).waitFor();
 
-    await tabTo('Orders');
+    await tabTo(page, 'Orders', focused);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor();
-    await expectTitle('Orders');
-    await tabTo('Order id or reference');
+    await expectTitle(page, 'Orders');
+    await tabTo(page, 'Order id or reference', focused);
     // As a partner reads it out: any case, the zeros left out.
     await page.keyboard.type(`sk-${orderId}`);
     await page.keyboard.press('Enter');
@@ -127,12 +103,12 @@ describe('the console’s order lookup and order screen', () => {
     expect(await found.locator('tbody tr').count()).toBe(1);
     expect(await found.locator('tbody tr').innerText()).toContain(companyName);
     expect(page.url()).toContain(`#/orders?order=sk-${orderId}`);
-    await expectAccessible('orders');
+    await expectAccessible(page, 'orders');
 
-    await tabTo(orderRef);
+    await tabTo(page, orderRef, focused);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: `Order ${orderRef}` }).waitFor();
-    await expectTitle(`Order ${orderRef}`);
+    await expectTitle(page, `Order ${orderRef}`);
   });
 
   it('shows the company, who changed the order and which of its events failed to deliver', async () => {
@@ -155,7 +131,7 @@ describe('the console’s order lookup and order screen', () => {
     expect(await timeline.getByRole('link', { name: `token ${updater.tokenId}` }).getAttribute('href')).toBe(
       `#/companies/${partner.companyId}/tokens`,
     );
-    await expectAccessible('order');
+    await expectAccessible(page, 'order');
   });
 
   it('links the audit trail’s order entries to the order screen', async () => {
@@ -177,7 +153,7 @@ describe('the console’s order lookup and order screen', () => {
     );
     await page.goto(`${service.url}/console/#/orders/2147483647`);
     await page.getByRole('alert').getByText('Order not found.').waitFor();
-    await expectTitle('Order 2147483647');
+    await expectTitle(page, 'Order 2147483647');
     expect(cspViolations).toEqual([]);
   });
 });

@@ -1,8 +1,7 @@
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
-import { launchChromium } from './harness/chromium';
 import { issueAdminToken } from './harness/cli';
+import { expectAccessible, expectTitle, inPage, openConsoleBrowser, signIn } from './harness/console-page';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody } from './harness/factories';
 import { type RunningService, startService } from './harness/service';
@@ -22,27 +21,15 @@ describe('the admin console: read-only and rolled tokens', () => {
   let companyId: number;
   let companyName: string;
   let productId: number;
-  const cspViolations: string[] = [];
+  let cspViolations: string[];
 
   const api = () => request(service.url);
   const as = (token: string) => ({ Authorization: `Bearer ${token}` });
-  const inPage = <T>(expression: string) => page.evaluate<T>(expression);
   const focused = () =>
     inPage<string>(
+      page,
       "document.activeElement.getAttribute('aria-label') || document.activeElement.textContent.trim()",
     );
-  const expectTitle = async (screen: string) =>
-    expect(await page.title()).toBe(`${screen} · Restaurant Orders admin console`);
-
-  async function expectAccessible(screen: string): Promise<void> {
-    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
-    const serious = result.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map(
-        (violation) => `${screen}: ${violation.id} (${violation.nodes.map((node) => node.target).join(' ')})`,
-      );
-    expect(serious).toEqual([]);
-  }
 
   beforeAll(async () => {
     service = await startService();
@@ -52,15 +39,9 @@ describe('the admin console: read-only and rolled tokens', () => {
     companyName = (await service.db.query('SELECT name FROM companies WHERE id = $1', [companyId])).rows[0]
       .name as string;
     productId = (await fixtures.product()).id;
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
-    });
+    ({ browser, page, cspViolations } = await openConsoleBrowser());
     await page.goto(`${service.url}/console/#/companies/${companyId}/tokens`);
-    await page.getByLabel('Admin token').fill(admin);
-    await page.keyboard.press('Enter');
+    await signIn(page, admin);
   }, 120_000);
 
   afterAll(async () => {
@@ -70,12 +51,12 @@ describe('the admin console: read-only and rolled tokens', () => {
 
   it('issues a read-only token with the keyboard alone: shown once, marked in the list, refused on writes', async () => {
     await page.getByRole('heading', { name: `Tokens of ${companyName} (SK)` }).waitFor();
-    await expectTitle(`Tokens of ${companyName} (SK)`);
+    await expectTitle(page, `Tokens of ${companyName} (SK)`);
     await page.getByLabel('User name').focus();
     await page.keyboard.type('reader');
     await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
-    expect(await inPage<string>('document.activeElement.type')).toBe('checkbox');
+    expect(await inPage<string>(page, 'document.activeElement.type')).toBe('checkbox');
     await page.keyboard.press('Space');
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('Issue token');
@@ -94,7 +75,7 @@ describe('the admin console: read-only and rolled tokens', () => {
       .set(as(secret))
       .send(orderBody(productId))
       .expect(403, { message: 'Forbidden.' });
-    await expectAccessible('token-issued-read-only');
+    await expectAccessible(page, 'token-issued-read-only');
 
     await page.getByRole('button', { name: 'I have stored it' }).focus();
     await page.keyboard.press('Enter');
@@ -137,7 +118,7 @@ describe('the admin console: read-only and rolled tokens', () => {
     expect(secret).not.toBe(old.token);
     await api().get('/api/v2/orders').set(as(secret)).expect(200);
     await api().get('/api/v2/orders').set(as(old.token)).expect(200);
-    await expectAccessible('token-rolled');
+    await expectAccessible(page, 'token-rolled');
 
     await page.getByRole('button', { name: 'I have stored it' }).focus();
     await page.keyboard.press('Enter');
@@ -145,7 +126,7 @@ describe('the admin console: read-only and rolled tokens', () => {
       .getByRole('row', { name: /roller/ })
       .getByText(/old secret until \d{4}-\d{2}-\d{2} \d{2}:\d{2}/)
       .waitFor();
-    await expectAccessible('tokens-rolled-list');
+    await expectAccessible(page, 'tokens-rolled-list');
     expect(cspViolations).toEqual([]);
   });
 });

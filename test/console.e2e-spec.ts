@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
-import { launchChromium } from './harness/chromium';
 import { issueAdminToken } from './harness/cli';
+import { expectAccessible, expectTitle, inPage, openConsoleBrowser, signIn } from './harness/console-page';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody } from './harness/factories';
 import { type RunningService, startService } from './harness/service';
@@ -36,42 +35,29 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
   let receiverFails = false;
   let companyId: number;
   let otherCompanyId: number;
-  const cspViolations: string[] = [];
-  /** What the browser asked for and got 404 (a missing favicon, for one). */
-  const notFound: string[] = [];
+  let cspViolations: string[];
+  let notFound: string[];
 
   const api = () => request(service.url);
   const as = (token: string) => ({ Authorization: `Bearer ${token}` });
   const shot = (name: string) =>
     page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, animations: 'disabled' });
   const text = (selector: string) => page.locator(selector).innerText();
-  /** Runs `expression` in the page (a string: this project's types have no DOM). */
-  const inPage = <T>(expression: string) => page.evaluate<T>(expression);
-  const storedToken = () => inPage<string | null>(`sessionStorage.getItem('${TOKEN_KEY}')`);
+  const storedToken = () => inPage<string | null>(page, `sessionStorage.getItem('${TOKEN_KEY}')`);
   /** The focused element as a screen reader names it (its label, else its text). */
   const focused = () =>
     inPage<string>(
+      page,
       "document.activeElement.getAttribute('aria-label') || document.activeElement.textContent.trim()",
     );
-  const expectTitle = async (screen: string) =>
-    expect(await page.title()).toBe(`${screen} · Restaurant Orders admin console`);
   /** Headings in document order never skip a level (h1, then h2, not h3). */
   async function expectHeadingsInOrder(): Promise<void> {
     const levels = await inPage<number[]>(
+      page,
       "[...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].map((h) => Number(h.tagName[1]))",
     );
     expect(levels[0]).toBe(1);
     levels.slice(1).forEach((level, index) => expect(level).toBeLessThanOrEqual(levels[index] + 1));
-  }
-
-  async function expectAccessible(screen: string): Promise<void> {
-    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21aa']).analyze();
-    const serious = result.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map(
-        (violation) => `${screen}: ${violation.id} (${violation.nodes.map((node) => node.target).join(' ')})`,
-      );
-    expect(serious).toEqual([]);
   }
 
   beforeAll(async () => {
@@ -81,16 +67,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     );
     service = await startService({ env: FAST_DISPATCH });
     admin = await issueAdminToken(service.databaseUrl!);
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: service.url });
-    page = await context.newPage();
-    page.on('console', (message) => {
-      if (message.text().includes('Content Security Policy')) cspViolations.push(message.text());
-    });
-    page.on('response', (response) => {
-      if (response.status() === 404) notFound.push(response.url());
-    });
+    ({ browser, page, cspViolations, notFound } = await openConsoleBrowser(service.url));
   }, 120_000);
 
   afterAll(async () => {
@@ -108,7 +85,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.getByRole('heading', { name: 'Admin console' }).waitFor();
     expect(await page.getByText('Loading the console').count()).toBe(0);
     await page.keyboard.press('Tab');
-    expect(await inPage<string>('document.activeElement.id')).toBe(
+    expect(await inPage<string>(page, 'document.activeElement.id')).toBe(
       await page.getByLabel('Admin token').getAttribute('id'),
     );
     await page.keyboard.type('roa_not-a-real-token');
@@ -123,25 +100,25 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
       'This token was refused: it is wrong, revoked or expired.',
     ]);
     expect(await storedToken()).toBeNull();
-    await expectTitle('Sign in');
+    await expectTitle(page, 'Sign in');
     expect(
       await inPage<string>(
+        page,
         "fetch(document.querySelector('link[rel=icon]').href).then((r) => `${r.status} ${r.headers.get('content-type')}`)",
       ),
     ).toMatch(/^200 image\/svg\+xml/);
-    await expectAccessible('sign-in');
+    await expectAccessible(page, 'sign-in');
     await shot('sign-in');
   });
 
   it('signs in with an admin token, kept in sessionStorage only, and creates a company', async () => {
-    await page.getByLabel('Admin token').fill(admin);
-    await page.keyboard.press('Enter');
+    await signIn(page, admin);
     await page.getByRole('heading', { name: 'Companies' }).waitFor();
     expect(await storedToken()).toBe(admin);
-    expect(await inPage<string>('document.cookie')).toBe('');
+    expect(await inPage<string>(page, 'document.cookie')).toBe('');
     expect(page.url()).not.toContain(admin);
     await page.getByText('No companies yet: create the first one above.').waitFor();
-    await expectTitle('Companies');
+    await expectTitle(page, 'Companies');
 
     await page.getByLabel('Name').fill('Bistro Console');
     await page.getByLabel('Site').fill('sk');
@@ -155,7 +132,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.getByLabel('Name').fill('Bad Site');
     await page.getByRole('button', { name: 'Create company' }).click();
     await page.getByText('site: The site must be a two-letter market code such as SK.').waitFor();
-    await expectAccessible('companies');
+    await expectAccessible(page, 'companies');
     await shot('companies');
   });
 
@@ -163,7 +140,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.getByRole('link', { name: 'Tokens of Bistro Console' }).click();
     await page.getByRole('heading', { name: 'Tokens of Bistro Console (SK)' }).waitFor();
     await page.getByText('This company has no tokens yet.').waitFor();
-    await expectTitle('Tokens of Bistro Console (SK)');
+    await expectTitle(page, 'Tokens of Bistro Console (SK)');
     await page.getByLabel('User name').fill('anna');
     await page.getByRole('button', { name: 'Issue token' }).click();
     await page.getByText('it is shown this once and cannot be shown again').waitFor();
@@ -179,8 +156,8 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     expect(secret).toMatch(/^roa_/);
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
-    expect(await inPage<string>('navigator.clipboard.readText()')).toBe(secret);
-    await expectAccessible('token-issued');
+    expect(await inPage<string>(page, 'navigator.clipboard.readText()')).toBe(secret);
+    await expectAccessible(page, 'token-issued');
     await shot('token-issued');
 
     await api().get('/api/v2/product').set(as(secret)).expect(200);
@@ -212,7 +189,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
       () => 'Focus did not land on the token list',
     );
     await api().get('/api/v2/product').set(as(secret)).expect(401, { message: 'Unauthenticated.' });
-    await expectAccessible('tokens');
+    await expectAccessible(page, 'tokens');
     await shot('tokens');
   });
 
@@ -229,11 +206,11 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.locator('.secret-value').waitFor();
 
     // The address bar (a bookmark) straight to the other company.
-    await inPage(`location.hash = '#/companies/${otherCompanyId}/tokens'`);
+    await inPage(page, `location.hash = '#/companies/${otherCompanyId}/tokens'`);
     await page.getByRole('heading', { name: 'Tokens of Bistro Other (CZ)' }).waitFor();
     expect(await page.locator('.secret-value').count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Copy' }).count()).toBe(0);
-    await expectTitle('Tokens of Bistro Other (CZ)');
+    await expectTitle(page, 'Tokens of Bistro Other (CZ)');
     await page.getByLabel('User name').fill('cleo');
     await page.getByLabel('Expires at (optional)').fill('tomorrow');
     await page.getByRole('button', { name: 'Issue token' }).click();
@@ -253,7 +230,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
   it('lists products with inactive ones, creates, renames, adds a variation, deactivates and reactivates', async () => {
     await page.getByRole('link', { name: 'Products' }).click();
     await page.getByText('No products yet: create the first one above.').waitFor();
-    await expectTitle('Products');
+    await expectTitle(page, 'Products');
     await page.getByLabel('Product name').fill('POS terminal');
     await page.getByLabel('Variations (optional)').fill('Black, White');
     await page.getByRole('button', { name: 'Create product' }).click();
@@ -271,7 +248,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.getByRole('cell', { name: 'Inactive', exact: true }).waitFor();
     const stored = await service.db.query(`SELECT id, active FROM products WHERE name = 'POS terminal S2'`);
     expect(stored.rows[0].active).toBe(false);
-    await expectAccessible('products');
+    await expectAccessible(page, 'products');
     await shot('products');
     await page.getByRole('button', { name: 'Reactivate POS terminal S2' }).click();
     await page.getByRole('cell', { name: 'Active', exact: true }).waitFor();
@@ -291,12 +268,12 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.getByRole('link', { name: 'Companies' }).click();
     await page.getByRole('link', { name: 'Webhooks of Bistro Console' }).click();
     await page.getByText('This company has no webhook endpoints.').waitFor();
-    await expectTitle('Webhooks of Bistro Console (SK)');
+    await expectTitle(page, 'Webhooks of Bistro Console (SK)');
     await page.getByLabel('Endpoint URL').fill(`${receiver.url}/orders`);
     await page.getByRole('button', { name: 'Register endpoint' }).click();
     const secret = await text('.secret-value');
     expect(secret).toMatch(/^whsec_/);
-    await expectAccessible('webhook-registered');
+    await expectAccessible(page, 'webhook-registered');
     await shot('webhook-registered');
     await page.getByRole('button', { name: 'I have stored it' }).click();
     const endpointId = (await service.db.query(`SELECT id FROM webhook_endpoints`)).rows[0].id as number;
@@ -347,7 +324,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     expect(retried.headers['webhook-id']).toBe(failedWebhookId);
     expect(hasValidSignature(retried, secret)).toBe(true);
     expect(await retryButtons.count()).toBe(0);
-    await expectAccessible('webhooks');
+    await expectAccessible(page, 'webhooks');
     await shot('webhooks');
 
     // Another company's screen, with this log open: it starts without it. Its endpoint answers 410 Gone, so
@@ -367,7 +344,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
           .rowCount === 1,
       () => 'The endpoint answering 410 was not stopped',
     );
-    await inPage(`location.hash = '#/companies/${otherCompanyId}/webhooks'`);
+    await inPage(page, `location.hash = '#/companies/${otherCompanyId}/webhooks'`);
     await page.getByRole('heading', { name: 'Webhooks of Bistro Other (CZ)' }).waitFor();
     expect(await page.getByRole('heading', { name: /^Delivery log/ }).count()).toBe(0);
     await page.getByRole('button', { name: `Delivery log of endpoint ${gone}` }).click();
@@ -381,7 +358,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.keyboard.press('Enter');
     await page.getByText('This company has no webhook endpoints.').waitFor();
     await eventually(
-      async () => (await inPage<string>('document.activeElement.id')) === 'content',
+      async () => (await inPage<string>(page, 'document.activeElement.id')) === 'content',
       () => 'Focus did not land on the content',
     );
   });
@@ -389,7 +366,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
   it('reads the audit trail, newest first, filtered by company and by token', async () => {
     await page.getByRole('link', { name: 'Audit trail' }).click();
     await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
-    await expectTitle('Audit trail');
+    await expectTitle(page, 'Audit trail');
     await page
       .getByLabel('Company', { exact: true })
       .selectOption({ label: `Bistro Console (SK) · ${companyId}` });
@@ -406,7 +383,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     );
     expect(actions).not.toContain('product.created');
     expect(page.url()).toContain(`#/audit?company_id=${companyId}`);
-    await expectAccessible('audit');
+    await expectAccessible(page, 'audit');
     await shot('audit');
 
     // Names beside ids: the company's, and the user's of the token that made each change.
@@ -418,7 +395,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
       .getByRole('cell', { name: /^spec-admin \(token \d+\)$/ })
       .first()
       .waitFor();
-    await expectTitle('Audit trail of Bistro Console (SK)');
+    await expectTitle(page, 'Audit trail of Bistro Console (SK)');
     // The tokens offered are the chosen company's, by name: one that changed nothing finds nothing.
     const ben = (
       await service.db.query(
@@ -437,7 +414,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole('link', { name: 'Companies' }).click();
     await page.getByRole('cell', { name: 'Bistro Console', exact: true }).waitFor();
-    expect(await inPage<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    expect(await inPage<number>(page, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await shot('companies-390px');
 
     const adminId = (await service.db.query(`SELECT id FROM api_tokens WHERE user_name = 'spec-admin'`))

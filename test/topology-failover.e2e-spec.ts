@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,18 +9,9 @@ import { Pool } from 'pg';
 import { runCli } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
+import { missingForTopology, PG_BIN, topologyScript } from './harness/topology';
 
-const SCRIPT = join(__dirname, '..', 'scripts', 'topology.sh');
-const PG_BIN = '/usr/lib/postgresql/15/bin';
-const onPath = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
-const missing = [
-  ...['pgbouncer', 'haproxy'].filter((tool) => !onPath(tool)),
-  ...(existsSync(`${PG_BIN}/pg_basebackup`) ? [] : [`${PG_BIN}/pg_basebackup`]),
-];
-if (missing.length > 0)
-  console.log(
-    `test/topology-failover.e2e-spec.ts skipped: ${missing.join(', ')} missing (apt-get install -y pgbouncer haproxy postgresql-15)`,
-  );
+const missing = missingForTopology('test/topology-failover.e2e-spec.ts');
 
 /** Ports of their own, so this spec runs beside test/topology.e2e-spec.ts and a topology started by hand. */
 const TOPOLOGY_ENV = {
@@ -42,13 +33,7 @@ const STATE = TOPOLOGY_ENV.TOPOLOGY_DIR;
 /** No request may take longer than this: past it, the service hangs instead of answering 503. */
 const REQUEST_BOUND_MS = 15_000;
 
-async function topology(command: 'up' | 'down' | 'status'): Promise<string> {
-  const { stdout } = await promisify(execFile)('bash', [SCRIPT, command], {
-    env: { PATH: process.env.PATH, ...TOPOLOGY_ENV },
-    timeout: 90_000,
-  });
-  return stdout;
-}
+const { run: topology, readEnv: readTopologyEnv } = topologyScript(TOPOLOGY_ENV, 90_000);
 
 /** pg_ctl on one of the topology's servers, as the postgres user when the spec runs as root (as the script does). */
 async function pgCtl(dataDir: 'primary' | 'replica', ...args: string[]): Promise<void> {
@@ -58,16 +43,6 @@ async function pgCtl(dataDir: 'primary' | 'replica', ...args: string[]): Promise
       ? ['runuser', ['-u', 'postgres', '--', ...command]]
       : [command[0], command.slice(1)];
   await promisify(execFile)(file, argv, { timeout: 40_000 });
-}
-
-function readTopologyEnv(): Record<string, string> {
-  const text = readFileSync(join(STATE, 'topology.env'), 'utf8');
-  return Object.fromEntries(
-    text
-      .trim()
-      .split('\n')
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
 }
 
 const pidOf = (name: string) => Number(readFileSync(join(STATE, 'run', `${name}.pid`), 'utf8'));

@@ -1,29 +1,19 @@
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Pool } from 'pg';
 import request from 'supertest';
 import { runCli } from './harness/cli';
 import { Fixtures, orderBody } from './harness/factories';
 import { runNode } from './harness/run-node';
+import { missingForTopology, topologyScript } from './harness/topology';
 
 const ROOT = join(__dirname, '..');
-const SCRIPT = join(ROOT, 'scripts', 'topology.sh');
 const MAIN = join(ROOT, 'dist', 'main.js');
 const MIGRATE = join(ROOT, 'dist', 'platform', 'database', 'migrate.js');
-const PG_BASEBACKUP = '/usr/lib/postgresql/15/bin/pg_basebackup';
-const onPath = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
-const missing = [
-  ...['pgbouncer', 'haproxy'].filter((tool) => !onPath(tool)),
-  ...(existsSync(PG_BASEBACKUP) ? [] : [PG_BASEBACKUP]),
-];
-if (missing.length > 0)
-  console.log(
-    `test/topology-pooler.e2e-spec.ts skipped: ${missing.join(', ')} missing (apt-get install -y pgbouncer haproxy postgresql-15)`,
-  );
+const missing = missingForTopology('test/topology-pooler.e2e-spec.ts');
 
 /** Every instance through PgBouncer in transaction mode, on ports of its own (not topology.e2e-spec's). */
 const TOPOLOGY_ENV = {
@@ -43,22 +33,7 @@ const TOPOLOGY_ENV = {
 /** A port for the instances this spec starts itself. */
 const EXTRA_PORT = 47490;
 
-async function topology(command: 'up' | 'down'): Promise<void> {
-  await promisify(execFile)('bash', [SCRIPT, command], {
-    env: { PATH: process.env.PATH, ...TOPOLOGY_ENV },
-    timeout: 120_000,
-  });
-}
-
-function readTopologyEnv(): Record<string, string> {
-  const text = readFileSync(join(TOPOLOGY_ENV.TOPOLOGY_DIR, 'topology.env'), 'utf8');
-  return Object.fromEntries(
-    text
-      .trim()
-      .split('\n')
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
-}
+const { run: topology, readEnv: readTopologyEnv } = topologyScript(TOPOLOGY_ENV, 120_000);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

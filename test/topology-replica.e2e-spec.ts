@@ -1,5 +1,5 @@
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,6 +9,7 @@ import { asText } from './harness/as-text';
 import { runCli } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
+import { missingForTopology, PG_BIN, topologyScript } from './harness/topology';
 
 interface Page<Item> {
   data: Item[];
@@ -24,17 +25,11 @@ const orderIds = (body: unknown): number[] =>
  * running, reads reach the replica (db_reads_total says so); a replica that stops costs no request.
  */
 
-const SCRIPT = join(__dirname, '..', 'scripts', 'topology.sh');
-const PG_BIN = '/usr/lib/postgresql/15/bin';
-const onPath = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
-const missing = [
-  ...['pgbouncer', 'haproxy', 'runuser'].filter((tool) => !onPath(tool)),
-  ...(existsSync(join(PG_BIN, 'pg_basebackup')) ? [] : [join(PG_BIN, 'pg_basebackup')]),
-];
 const root = process.getuid?.() === 0;
-if (missing.length > 0 || !root)
+const missing = missingForTopology('test/topology-replica.e2e-spec.ts', ['runuser']);
+if (missing.length === 0 && !root)
   console.log(
-    `test/topology-replica.e2e-spec.ts skipped: ${missing.length > 0 ? `${missing.join(', ')} missing (apt-get install -y pgbouncer haproxy postgresql-15)` : 'needs root (it pauses the replica as the postgres user)'}`,
+    'test/topology-replica.e2e-spec.ts skipped: needs root (it pauses the replica as the postgres user)',
   );
 
 /** Ports of their own, apart from the script's defaults and the other topology specs' (jest may run them at once). */
@@ -53,22 +48,7 @@ const TOPOLOGY_ENV = {
 };
 const API_METRICS_PORTS = [49464, 49465];
 
-async function topology(command: 'up' | 'down'): Promise<void> {
-  await promisify(execFile)('bash', [SCRIPT, command], {
-    env: { PATH: process.env.PATH, ...TOPOLOGY_ENV },
-    timeout: 90_000,
-  });
-}
-
-function readTopologyEnv(): Record<string, string> {
-  const text = readFileSync(join(TOPOLOGY_ENV.TOPOLOGY_DIR, 'topology.env'), 'utf8');
-  return Object.fromEntries(
-    text
-      .trim()
-      .split('\n')
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
-}
+const { run: topology, readEnv: readTopologyEnv } = topologyScript(TOPOLOGY_ENV, 90_000);
 
 /** SQL as the replica's superuser (the postgres user, over the state folder's socket), as the script runs it. */
 async function onReplicaAsSuperuser(sql: string): Promise<string> {

@@ -1,25 +1,14 @@
-import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Pool } from 'pg';
 import request from 'supertest';
 import { runCli } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody } from './harness/factories';
+import { missingForTopology, topologyScript } from './harness/topology';
 
-const SCRIPT = join(__dirname, '..', 'scripts', 'topology.sh');
-const PG_BASEBACKUP = '/usr/lib/postgresql/15/bin/pg_basebackup';
-const onPath = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
-const missing = [
-  ...['pgbouncer', 'haproxy'].filter((tool) => !onPath(tool)),
-  ...(existsSync(PG_BASEBACKUP) ? [] : [PG_BASEBACKUP]),
-];
-if (missing.length > 0)
-  console.log(
-    `test/topology.e2e-spec.ts skipped: ${missing.join(', ')} missing (apt-get install -y pgbouncer haproxy postgresql-15)`,
-  );
+const missing = missingForTopology('test/topology.e2e-spec.ts');
 
 /** Ports of their own (not the script's defaults), so a topology started by hand does not collide. */
 const TOPOLOGY_ENV = {
@@ -36,24 +25,7 @@ const TOPOLOGY_ENV = {
   TOPOLOGY_METRICS_BASE_PORT: '29464',
 };
 
-async function topology(command: 'up' | 'down' | 'status'): Promise<string> {
-  const { stdout } = await promisify(execFile)('bash', [SCRIPT, command], {
-    env: { PATH: process.env.PATH, ...TOPOLOGY_ENV },
-    timeout: 60_000,
-  });
-  return stdout;
-}
-
-/** topology.env: KEY=value lines. */
-function readTopologyEnv(): Record<string, string> {
-  const text = readFileSync(join(TOPOLOGY_ENV.TOPOLOGY_DIR, 'topology.env'), 'utf8');
-  return Object.fromEntries(
-    text
-      .trim()
-      .split('\n')
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
-}
+const { run: topology, readEnv: readTopologyEnv } = topologyScript(TOPOLOGY_ENV, 60_000);
 
 /** Runs, and is not a zombie waiting for init to reap it (the state is the field after the name's ")"). */
 function running(pid: number): boolean {
