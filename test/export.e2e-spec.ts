@@ -94,20 +94,28 @@ const HELD_SLOTS = `SELECT count(*)::int AS count FROM pg_locks l JOIN pg_stat_a
   WHERE l.locktype = 'advisory' AND l.granted AND a.datname = current_database()
     AND a.application_name = 'restaurant-orders-api:session'`;
 
-/** A client that sends the export request on a raw socket and never reads the answer. */
-async function stalledExport(origin: string, token: string): Promise<Socket> {
+/** A client that sent the export request on a raw socket and never reads the answer; `closed` settles when it ends. */
+interface StalledClient {
+  socket: Socket;
+  closed: Promise<void>;
+}
+
+async function stalledExport(origin: string, token: string): Promise<StalledClient> {
   const { hostname, port } = new URL(origin);
   const socket = connect(Number(port), hostname);
+  // The server resets the stalled client: the reset can reach the socket before the test reads what it holds.
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   await once(socket, 'connect');
   socket.pause();
   socket.write(
     `GET /api/v2/orders/export?format=ndjson HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\n\r\n`,
   );
-  return socket;
+  return { socket, closed };
 }
 
-/** Reads what a stalled client was sent, until the connection ends; whether the file came whole. */
-async function readToEnd(socket: Socket): Promise<{ bytes: number; whole: boolean }> {
+/** Reads what a stalled client still holds, until the connection ends; whether the file came whole. */
+async function readToEnd({ socket, closed }: StalledClient): Promise<{ bytes: number; whole: boolean }> {
   let bytes = 0;
   let tail = '';
   socket.setEncoding('latin1');
@@ -115,9 +123,8 @@ async function readToEnd(socket: Socket): Promise<{ bytes: number; whole: boolea
     bytes += chunk.length;
     tail = (tail + chunk).slice(-16);
   });
-  socket.on('error', () => undefined);
   socket.resume();
-  await once(socket, 'close');
+  await closed;
   return { bytes, whole: tail.endsWith('\r\n0\r\n\r\n') };
 }
 
@@ -528,7 +535,7 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
       );
       const cutAfterMs = Date.now() - stalledAt;
       expect(cutAfterMs).toBeGreaterThanOrEqual(STALL_MS);
-      for (const socket of stalled) expect((await readToEnd(socket)).whole).toBe(false);
+      for (const client of stalled) expect((await readToEnd(client)).whole).toBe(false);
       const lines = (await ndjsonOf('', stalling)).length;
       expect(lines).toBe(20_001);
       console.info('Stalled exports (EXPORT_STALL_TIMEOUT_MS=%d):', STALL_MS, {
