@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { type ProcessResult, runNode } from './run-node';
@@ -26,7 +27,10 @@ export interface RunningService {
   output(): string;
   /** stdout, parsed: the service logs one JSON object per line. */
   logs(): LogLine[];
-  /** Sends the signal (SIGTERM by default) and resolves with the exit code. */
+  /**
+   * Sends the signal (SIGTERM by default; an npm script's process group gets SIGINT, as from Ctrl-C at a terminal)
+   * and resolves with the exit code, for an npm script once every process of its group has ended.
+   */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -44,6 +48,41 @@ export interface StartOptions {
   embeddedDatabase?: boolean;
   /** Start with `npm run <script>` in `cwd` (`start:dev`, say) instead of `node dist/main.js`; stop signals its process group. */
   npmScript?: string;
+}
+
+/** How long an npm script's processes (the Nest CLI's watcher, the service, its PostgreSQL) may take to end. */
+const GROUP_STOP_TIMEOUT_MS = 30_000;
+
+/** The processes of group `pgid` still running (zombies aside: nothing here reaps orphans). */
+function liveMembers(pgid: number): string[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        // pid (comm) state ppid pgrp …: comm may hold spaces, so read after its closing parenthesis.
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return Number(pgrp) === pgid && state !== 'Z' ? [stat.slice(0, stat.lastIndexOf(')') + 1)] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/**
+ * Resolves once no process of group `pgid` runs; after GROUP_STOP_TIMEOUT_MS kills what is left and fails, so
+ * no process outlives its spec (a PostgreSQL left running keeps its data folder from the next start).
+ */
+async function groupEnded(pgid: number, script: string): Promise<void> {
+  for (const until = Date.now() + GROUP_STOP_TIMEOUT_MS; Date.now() < until;) {
+    if (liveMembers(pgid).length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const left = liveMembers(pgid);
+  process.kill(-pgid, 'SIGKILL');
+  throw new Error(
+    `npm run ${script} exited, but these processes of it still ran ${GROUP_STOP_TIMEOUT_MS} ms later: ${left.join(', ')}`,
+  );
 }
 
 /** Runs `node dist/main.js` and resolves once it logs that it listens, with the port it chose. */
@@ -118,10 +157,12 @@ export async function startService(options: StartOptions = {}): Promise<RunningS
     process: child,
     output: () => all,
     logs: parseLogs,
-    stop: async (signal = 'SIGTERM') => {
+    stop: async (signal = options.npmScript ? 'SIGINT' : 'SIGTERM') => {
       await db.end();
       if (child.exitCode === null && child.signalCode === null) send(signal);
-      return exited;
+      const code = await exited;
+      if (options.npmScript) await groupEnded(child.pid!, options.npmScript);
+      return code;
     },
   };
 }
