@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { staleOutput } from './build-freshness';
+import { staleOutput } from '../../scripts/build-freshness';
 
 /** The freshness check behind `npx jest <spec>`: a build older than any of its sources is rebuilt first. */
 describe('staleOutput', () => {
@@ -53,6 +53,17 @@ describe('staleOutput', () => {
       source: 'src/orders/new-rule.ts',
       output: 'dist/orders/new-rule.js',
     });
+  });
+
+  it('names a compiled file whose source was deleted, so no removed migration or module is left to run', () => {
+    write('dist/migrations/0-Removed.js', BUILT);
+    expect(staleOutput(root)).toEqual({
+      source: 'migrations/0-Removed.ts',
+      output: 'dist/migrations/0-Removed.js',
+    });
+    rmSync(join(root, 'dist/migrations/0-Removed.js'));
+    write('dist/orders/removed.js', BUILT);
+    expect(staleOutput(root)).toEqual({ source: 'src/orders/removed.ts', output: 'dist/orders/removed.js' });
   });
 
   it('names the build as missing on a fresh clone', () => {

@@ -3,7 +3,7 @@ import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmbeddedPostgres } from '../../src/platform/database/embedded-postgres';
-import { staleOutput } from './build-freshness';
+import { buildWhenStale } from '../../scripts/build-freshness';
 import {
   adminQuery,
   TEST_DEVICE_CREDENTIALS_KEY,
@@ -19,25 +19,13 @@ declare global {
 const REPOSITORY = join(__dirname, '..', '..');
 
 /**
- * The e2e specs run the compiled service, so a source changed since the last build is built first: `npx jest
- * <spec>` tests the source as it is (`npm test` builds anyway, and finds nothing to do here).
- */
-function buildWhenStale(): void {
-  const stale = staleOutput(REPOSITORY);
-  if (!stale) return;
-  console.error(`\n${stale.output} is older than ${stale.source}: running npm run build first.`);
-  const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: REPOSITORY, stdio: 'inherit' });
-  if (build.status !== 0)
-    throw new Error('npm run build failed: the specs need a build of the current source.');
-}
-
-/**
- * Builds dist/ when the source is newer. Then one PostgreSQL per run: TEST_DATABASE_URL's server when given, else an embedded one (fsync off).
+ * Builds dist/ when a source is newer (`npx jest <spec>` tests the source as it is). Then one PostgreSQL per run: TEST_DATABASE_URL's server when given, else an embedded one (fsync off).
  * Migrations are applied once, by the service's own migration command, into a template database that every
  * spec clones.
  */
 export default async function globalSetup(): Promise<void> {
-  buildWhenStale();
+  if (!buildWhenStale(REPOSITORY))
+    throw new Error('npm run build failed: the specs need a build of the current source.');
   let serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
     const dir = mkdtempSync(join(tmpdir(), 'roa-test-'));
