@@ -113,6 +113,10 @@ async function bootstrap(): Promise<void> {
   await assertPortFree(env.PORT);
   if (env.REDIS_URL) await assertRedisReachable(env.REDIS_URL);
   const database = await resolveDatabase(env.DATABASE_URL, { shared: false });
+  if (database.embedded?.abandonedPid)
+    console.error(
+      `The embedded PostgreSQL in ${LOCAL_DATA_DIR} (pid ${database.embedded.abandonedPid}) was left running by a process that ended without stopping it: stopped, and started again for this service.`,
+    );
   if (env.DATABASE_DIRECT_URL) {
     await assertReachable(env.DATABASE_DIRECT_URL, 'DATABASE_DIRECT_URL');
     await assertTimeoutsInForce(database.url, env.DATABASE_STATEMENT_TIMEOUT_MS);

