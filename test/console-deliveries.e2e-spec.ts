@@ -1,7 +1,14 @@
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
-import { expectAccessible, expectTitle, inPage, openConsoleBrowser, signIn } from './harness/console-page';
+import {
+  expectAccessible,
+  expectTitle,
+  inPage,
+  openConsoleBrowser,
+  shot,
+  signIn,
+} from './harness/console-page';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody } from './harness/factories';
 import { type RunningService, startService } from './harness/service';
@@ -48,8 +55,9 @@ describe('the console finds a delivery and shows what it sent and got back', () 
     service = await startService({ env: { ...FAST_DISPATCH, WEBHOOK_TIMEOUT_MS: '5000' } });
     admin = await issueAdminToken(service.databaseUrl!);
     const fixtures = new Fixtures(service.url, admin);
-    const productId = (await fixtures.product()).id;
-    const partner = await fixtures.partner();
+    const productId = (await fixtures.product([], 'POS terminal S2')).id;
+    // Names as a restaurant's would read: docs/console.md shows these screens.
+    const partner = await fixtures.partnerOf(await fixtures.company('SK', 'Pizzeria Napoli'), 'SK', 'luca');
     companyId = partner.companyId;
     endpointId = await register(companyId);
     otherEndpointId = await register((await fixtures.partner()).companyId);
@@ -109,6 +117,7 @@ describe('the console finds a delivery and shows what it sent and got back', () 
     );
     const commentEventId = (await rows.first().locator('code').innerText()).trim();
     await expectAccessible(page, 'delivery-log-filtered');
+    await shot(page, 'delivery-log-filtered');
 
     // An event id the API refuses: its message, as it comes.
     await page.getByLabel('Event id').focus();
@@ -174,6 +183,8 @@ describe('the console finds a delivery and shows what it sent and got back', () 
     const number = /^Attempt (\d+)/.exec(await answered.innerText())![1];
     expect(await page.getByLabel(`Body received at attempt ${number}`).innerText()).toBe('ok');
     await expectAccessible(page, 'delivery');
+    // Its summary, the body sent and the first attempt: each attempt's headers make the page long.
+    await shot(page, 'delivery', { height: 1200 });
 
     receiverFails = false;
     const attempts = await page.getByRole('heading', { name: /^Attempt \d+:/ }).count();

@@ -6,6 +6,7 @@ import {
   expectTitle,
   inPage,
   openConsoleBrowser,
+  shot,
   signIn,
   tabTo,
 } from './harness/console-page';
@@ -106,6 +107,7 @@ describe('the console: endpoint settings', () => {
     await page.keyboard.press('Enter');
     await page.getByText(/^Disabled since .*: deliveries wait, paused$/).waitFor();
     expect((await settings()).enabled).toBe(false);
+    await shot(page, 'endpoint-settings');
     await tabTo(page, 'Enable endpoint', focused);
     await page.keyboard.press('Enter');
     await page.getByText('Enabled', { exact: true }).waitFor();
@@ -152,6 +154,7 @@ describe('the console: endpoint settings', () => {
     expect(parseEvent(delivered).type).toBe('order.comment');
     expect(hasValidSignature(delivered, secret)).toBe(true);
     expect(hasValidSignature(delivered, endpoint.secret)).toBe(true);
+    await shot(page, 'endpoint-rotated');
 
     await tabTo(page, 'I have stored it', focused);
     await page.keyboard.press('Enter');

@@ -6,6 +6,7 @@ import {
   expectTitle,
   inPage,
   openConsoleBrowser,
+  shot,
   signIn,
   tabTo,
 } from './harness/console-page';
@@ -95,6 +96,7 @@ describe('the admin console: names and filters', () => {
     await page.keyboard.press('Enter');
     await expectColumn(2, ['Zebra Grill']);
     await expectAccessible(page, 'companies-filtered');
+    await shot(page, 'companies-filtered');
 
     await page.keyboard.type('ech');
     await page.keyboard.press('Enter');
@@ -130,6 +132,7 @@ describe('the admin console: names and filters', () => {
     await page.keyboard.press('Enter');
     await expectColumn(3, ['alice']);
     await expectAccessible(page, 'tokens-filtered');
+    await shot(page, 'tokens-filtered');
   });
 
   it('names the company on its webhooks screen and filters its endpoints by URL', async () => {
@@ -142,6 +145,7 @@ describe('the admin console: names and filters', () => {
     await page.keyboard.press('Enter');
     await expectColumn(2, ['http://127.0.0.1:9/stock']);
     await expectAccessible(page, 'webhooks-filtered');
+    await shot(page, 'webhooks-filtered');
   });
 
   it('filters the products by name and status with the keyboard alone', async () => {
@@ -160,6 +164,7 @@ describe('the admin console: names and filters', () => {
     await page.keyboard.press('Enter');
     await expectColumn(2, ['Widget red']);
     await expectAccessible(page, 'products-filtered');
+    await shot(page, 'products-filtered');
   });
 
   it('filters the audit trail by a company found by name and one of its tokens, naming both', async () => {

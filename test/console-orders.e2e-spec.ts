@@ -1,7 +1,14 @@
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
-import { expectAccessible, expectTitle, inPage, openConsoleBrowser, tabTo } from './harness/console-page';
+import {
+  expectAccessible,
+  expectTitle,
+  inPage,
+  openConsoleBrowser,
+  shot,
+  tabTo,
+} from './harness/console-page';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
 import { type RunningService, startService } from './harness/service';
 import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from './harness/webhook-receiver';
@@ -42,8 +49,9 @@ describe('the console’s order lookup and order screen', () => {
     service = await startService({ env: { ...FAST_DISPATCH, WEBHOOK_TIMEOUT_MS: '10000' } });
     admin = await issueAdminToken(service.databaseUrl!);
     const fixtures = new Fixtures(service.url, admin);
-    partner = await fixtures.partner('SK');
-    updater = await fixtures.partnerOf(partner.companyId);
+    // Names as a restaurant's would read: docs/console.md shows these screens.
+    partner = await fixtures.partnerOf(await fixtures.company('SK', 'Trattoria Roma'), 'SK', 'maria');
+    updater = await fixtures.partnerOf(partner.companyId, 'SK', 'peter');
     const companies = (await api().get('/api/v2/admin/companies').set(as(admin)).expect(200)).body.data as {
       id: number;
       name: string;
@@ -56,18 +64,25 @@ describe('the console’s order lookup and order screen', () => {
         .send({ company_id: partner.companyId, url: `${receiver.url}/down` })
         .expect(201)
     ).body.id;
-    const productId = (await fixtures.product()).id;
+    const productId = (await fixtures.product([], 'POS terminal S2')).id;
     const placed = await api()
       .post('/api/v2/order')
       .set(as(partner.token))
-      .send(orderBody(productId))
+      .send(
+        orderBody(productId, {
+          first_name: 'Jana',
+          last_name: 'Horváthová',
+          consignee: 'Trattoria Roma',
+          city: 'Bratislava',
+        }),
+      )
       .expect(201);
     orderId = Number(placed.body.orders[0].order_id);
     orderRef = placed.body.orders[0].order_ref;
     await api()
       .post(`/api/v2/order/${orderId}/update`)
       .set(as(updater.token))
-      .send({ email: 'changed@example.com' })
+      .send({ email: 'jana.horvathova@example.com' })
       .expect(200);
     // Both events' deliveries have been tried and refused at least once.
     await receiver.waitFor(
@@ -104,6 +119,7 @@ describe('the console’s order lookup and order screen', () => {
     expect(await found.locator('tbody tr').innerText()).toContain(companyName);
     expect(page.url()).toContain(`#/orders?order=sk-${orderId}`);
     await expectAccessible(page, 'orders');
+    await shot(page, 'orders');
 
     await tabTo(page, orderRef, focused);
     await page.keyboard.press('Enter');
@@ -132,6 +148,7 @@ describe('the console’s order lookup and order screen', () => {
       `#/companies/${partner.companyId}/tokens`,
     );
     await expectAccessible(page, 'order');
+    await shot(page, 'order');
   });
 
   it('links the audit trail’s order entries to the order screen', async () => {

@@ -1,7 +1,14 @@
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
-import { expectAccessible, expectTitle, inPage, openConsoleBrowser, signIn } from './harness/console-page';
+import {
+  expectAccessible,
+  expectTitle,
+  inPage,
+  openConsoleBrowser,
+  shot,
+  signIn,
+} from './harness/console-page';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody } from './harness/factories';
 import { type RunningService, startService } from './harness/service';
@@ -35,7 +42,7 @@ describe('the admin console: read-only and rolled tokens', () => {
     service = await startService();
     admin = await issueAdminToken(service.databaseUrl!);
     const fixtures = new Fixtures(service.url, admin);
-    companyId = await fixtures.company();
+    companyId = await fixtures.company('SK', 'Trattoria Roma');
     companyName = (await service.db.query('SELECT name FROM companies WHERE id = $1', [companyId])).rows[0]
       .name as string;
     productId = (await fixtures.product()).id;
@@ -119,6 +126,7 @@ describe('the admin console: read-only and rolled tokens', () => {
     await api().get('/api/v2/orders').set(as(secret)).expect(200);
     await api().get('/api/v2/orders').set(as(old.token)).expect(200);
     await expectAccessible(page, 'token-rolled');
+    await shot(page, 'token-rolled');
 
     await page.getByRole('button', { name: 'I have stored it' }).focus();
     await page.keyboard.press('Enter');
@@ -127,6 +135,7 @@ describe('the admin console: read-only and rolled tokens', () => {
       .getByText(/old secret until \d{4}-\d{2}-\d{2} \d{2}:\d{2}/)
       .waitFor();
     await expectAccessible(page, 'tokens-rolled-list');
+    await shot(page, 'tokens-rolled');
     expect(cspViolations).toEqual([]);
   });
 });

@@ -1,10 +1,14 @@
-import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
-import { expectAccessible, expectTitle, inPage, openConsoleBrowser, signIn } from './harness/console-page';
+import {
+  expectAccessible,
+  expectTitle,
+  inPage,
+  openConsoleBrowser,
+  shot,
+  signIn,
+} from './harness/console-page';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody } from './harness/factories';
 import { type RunningService, startService } from './harness/service';
@@ -15,8 +19,6 @@ import {
   type WebhookReceiver,
 } from './harness/webhook-receiver';
 
-/** Where each screen's screenshot goes: a temporary folder, or CONSOLE_SCREENSHOTS (docs/console for the README). */
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ?? join(tmpdir(), 'console-screenshots');
 const TOKEN_KEY = 'restaurant-orders.admin-token';
 
 // Each step drives a real browser: allow for a busy machine.
@@ -40,8 +42,6 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
 
   const api = () => request(service.url);
   const as = (token: string) => ({ Authorization: `Bearer ${token}` });
-  const shot = (name: string) =>
-    page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, animations: 'disabled' });
   const text = (selector: string) => page.locator(selector).innerText();
   const storedToken = () => inPage<string | null>(page, `sessionStorage.getItem('${TOKEN_KEY}')`);
   /** The focused element as a screen reader names it (its label, else its text). */
@@ -61,7 +61,6 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
   }
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     receiver = await startWebhookReceiver((incoming) =>
       incoming.path === '/gone' ? 410 : receiverFails ? 503 : 200,
     );
@@ -108,7 +107,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
       ),
     ).toMatch(/^200 image\/svg\+xml/);
     await expectAccessible(page, 'sign-in');
-    await shot('sign-in');
+    await shot(page, 'sign-in');
   });
 
   it('signs in with an admin token, kept in sessionStorage only, and creates a company', async () => {
@@ -133,7 +132,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.getByRole('button', { name: 'Create company' }).click();
     await page.getByText('site: The site must be a two-letter market code such as SK.').waitFor();
     await expectAccessible(page, 'companies');
-    await shot('companies');
+    await shot(page, 'companies');
   });
 
   it('issues a partner token shown once with a copy button, which works on the partner API until revoked', async () => {
@@ -158,7 +157,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.getByText('Copied to the clipboard.').waitFor();
     expect(await inPage<string>(page, 'navigator.clipboard.readText()')).toBe(secret);
     await expectAccessible(page, 'token-issued');
-    await shot('token-issued');
+    await shot(page, 'token-issued');
 
     await api().get('/api/v2/product').set(as(secret)).expect(200);
     await page.getByRole('button', { name: 'I have stored it' }).click();
@@ -190,7 +189,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     );
     await api().get('/api/v2/product').set(as(secret)).expect(401, { message: 'Unauthenticated.' });
     await expectAccessible(page, 'tokens');
-    await shot('tokens');
+    await shot(page, 'tokens');
   });
 
   it('starts a per-company screen empty when the company changes: no secret, form error or input of another', async () => {
@@ -249,7 +248,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     const stored = await service.db.query(`SELECT id, active FROM products WHERE name = 'POS terminal S2'`);
     expect(stored.rows[0].active).toBe(false);
     await expectAccessible(page, 'products');
-    await shot('products');
+    await shot(page, 'products');
     await page.getByRole('button', { name: 'Reactivate POS terminal S2' }).click();
     await page.getByRole('cell', { name: 'Active', exact: true }).waitFor();
     expect(
@@ -260,7 +259,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
 
   it('registers a webhook with its secret shown once, shows deliveries, and retries a failed one', async () => {
     const fixtures = new Fixtures(service.url, admin);
-    const partner = await fixtures.partnerOf(companyId);
+    const partner = await fixtures.partnerOf(companyId, 'SK', 'marek');
     const variation = (
       await service.db.query(`SELECT product_id, id FROM product_variations ORDER BY id LIMIT 1`)
     ).rows[0] as { product_id: number; id: number };
@@ -274,7 +273,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     const secret = await text('.secret-value');
     expect(secret).toMatch(/^whsec_/);
     await expectAccessible(page, 'webhook-registered');
-    await shot('webhook-registered');
+    await shot(page, 'webhook-registered');
     await page.getByRole('button', { name: 'I have stored it' }).click();
     const endpointId = (await service.db.query(`SELECT id FROM webhook_endpoints`)).rows[0].id as number;
 
@@ -325,7 +324,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     expect(hasValidSignature(retried, secret)).toBe(true);
     expect(await retryButtons.count()).toBe(0);
     await expectAccessible(page, 'webhooks');
-    await shot('webhooks');
+    await shot(page, 'webhooks');
 
     // Another company's screen, with this log open: it starts without it. Its endpoint answers 410 Gone, so
     // it stopped: its failed delivery is not offered a retry (the API refuses one).
@@ -384,7 +383,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     expect(actions).not.toContain('product.created');
     expect(page.url()).toContain(`#/audit?company_id=${companyId}`);
     await expectAccessible(page, 'audit');
-    await shot('audit');
+    await shot(page, 'audit');
 
     // Names beside ids: the company's, and the user's of the token that made each change.
     await page
@@ -415,7 +414,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.getByRole('link', { name: 'Companies' }).click();
     await page.getByRole('cell', { name: 'Bistro Console', exact: true }).waitFor();
     expect(await inPage<number>(page, 'document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
-    await shot('companies-390px');
+    await shot(page, 'companies-390px');
 
     const adminId = (await service.db.query(`SELECT id FROM api_tokens WHERE user_name = 'spec-admin'`))
       .rows[0].id as number;

@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { anchorsOf, brokenLink, markdownFiles, relativeLinksOf, slugOf } from './harness/markdown';
 
 /**
  * Every relative link and anchor in the repository's Markdown (node_modules and build output aside) resolves:
- * the file exists and, for a Markdown file, the anchor is one of its headings as GitHub names them.
+ * the file exists and, for a Markdown file, the anchor is one of its headings as GitHub names them; and no
+ * console screenshot is left out of its page.
  */
 const REPOSITORY = join(__dirname, '..');
 
@@ -46,5 +47,17 @@ describe('links in the documentation', () => {
       }),
     );
     expect(broken).toEqual([]);
+  });
+
+  it('shows every console screenshot in docs/console.md, each small enough to read on a slow line', () => {
+    const folder = join(REPOSITORY, 'docs', 'console');
+    const shown = new Set(
+      relativeLinksOf(readFileSync(join(REPOSITORY, 'docs', 'console.md'), 'utf8')).map(
+        ({ target }) => target,
+      ),
+    );
+    const screenshots = readdirSync(folder);
+    expect(screenshots.filter((name) => !shown.has(`console/${name}`))).toEqual([]);
+    expect(screenshots.filter((name) => statSync(join(folder, name)).size > 300 * 1024)).toEqual([]);
   });
 });

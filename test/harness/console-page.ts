@@ -1,6 +1,11 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './chromium';
+
+/** Where each screen's screenshot goes: a temporary folder, or CONSOLE_SCREENSHOTS (docs/console for the docs). */
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ?? join(tmpdir(), 'console-screenshots');
 
 /** A browser with the one page a console spec drives, and what that page reported. */
 export interface ConsoleBrowser {
@@ -53,6 +58,20 @@ export async function expectAccessible(page: Page, screen: string): Promise<void
       (violation) => `${screen}: ${violation.id} (${violation.nodes.map((node) => node.target).join(' ')})`,
     );
   expect(serious).toEqual([]);
+}
+
+/**
+ * Saves the page as `name`.png in the screenshots folder (the ones in docs/console.md): the whole page, or its top
+ * `height` pixels where the page runs long.
+ */
+export async function shot(page: Page, name: string, { height }: { height?: number } = {}): Promise<void> {
+  const clip = height ? { x: 0, y: 0, width: page.viewportSize()!.width, height } : undefined;
+  await page.screenshot({
+    path: join(SCREENSHOTS, `${name}.png`),
+    fullPage: true,
+    clip,
+    animations: 'disabled',
+  });
 }
 
 /** Presses Tab until `focused()` names `name` (the keyboard alone, as a person would), at most `presses` times. */

@@ -33,8 +33,8 @@ export class Fixtures {
     return request(this.url).post(path).set('Authorization', `Bearer ${this.adminToken}`).send(body);
   }
 
-  async company(site = 'SK'): Promise<number> {
-    const response = await this.post('/api/v2/admin/companies', { name: unique('Bistro'), site });
+  async company(site = 'SK', name = unique('Bistro')): Promise<number> {
+    const response = await this.post('/api/v2/admin/companies', { name, site });
     expect(response.status).toBe(201);
     return response.body.id as number;
   }
@@ -45,8 +45,7 @@ export class Fixtures {
   }
 
   /** Another partner token (another user) of an existing company. */
-  async partnerOf(companyId: number, site = 'SK'): Promise<Partner> {
-    const userName = unique('partner');
+  async partnerOf(companyId: number, site = 'SK', userName = unique('partner')): Promise<Partner> {
     const response = await this.post('/api/v2/admin/tokens', {
       role: 'partner',
       user_name: userName,
