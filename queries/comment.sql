@@ -12,4 +12,4 @@ WITH inserted AS ( INSERT INTO events (company_id, subject_type, order_id, type,
 
 COMMIT
 
-INSERT INTO company_write_positions AS p (company_id, lsn) SELECT company_id, pg_current_wal_insert_lsn() FROM unnest($1::integer[]) AS company_id ON CONFLICT (company_id) DO UPDATE SET lsn = excluded.lsn WHERE p.lsn < excluded.lsn
+INSERT INTO company_write_positions AS p (company_id, lsn) SELECT company_id, pg_current_wal_insert_lsn() FROM (SELECT unnest($1::integer[]) AS company_id) AS companies ORDER BY company_id ON CONFLICT (company_id) DO UPDATE SET lsn = excluded.lsn WHERE p.lsn < excluded.lsn

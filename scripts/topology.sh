@@ -139,6 +139,7 @@ start_instance() {
       DATABASE_REPLICA_URL="$REPLICA_URL" \
       SERVICE_ROLE="$role" ${TOPOLOGY_REDIS_URL:+REDIS_URL="$TOPOLOGY_REDIS_URL"} \
       ${TOPOLOGY_RATE_LIMIT_PER_MINUTE:+RATE_LIMIT_PER_MINUTE="$TOPOLOGY_RATE_LIMIT_PER_MINUTE"} \
+      ${TOPOLOGY_WEBHOOK_ALLOW_PRIVATE:+WEBHOOK_ALLOW_PRIVATE="$TOPOLOGY_WEBHOOK_ALLOW_PRIVATE"} \
       setsid node dist/main.js </dev/null >"$STATE/logs/$name.log" 2>&1
   ) &
   echo $! >"$STATE/run/$name.pid"

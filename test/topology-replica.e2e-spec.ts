@@ -3,13 +3,15 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Pool } from 'pg';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Client, Pool } from 'pg';
 import request from 'supertest';
 import { asText } from './harness/as-text';
 import { runCli } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
 import { missingForTopology, PG_BIN, topologyScript } from './harness/topology';
+import { startWebhookReceiver, type WebhookReceiver } from './harness/webhook-receiver';
 
 interface Page<Item> {
   data: Item[];
@@ -22,7 +24,8 @@ const orderIds = (body: unknown): number[] =>
 /**
  * Read replicas on a real streaming replica (scripts/topology.sh: every API instance has DATABASE_REPLICA_URL
  * set to the replica): with replay paused, every read-after-write a client can make sees its write; with replay
- * running, reads reach the replica (db_reads_total says so); a replica that stops costs no request.
+ * running, reads reach the replica (db_reads_total says so); a replica that stops costs no request. A webhook
+ * receiver that reads the order it is told of, at once, sees it too.
  */
 
 const root = process.getuid?.() === 0;
@@ -45,6 +48,8 @@ const TOPOLOGY_ENV = {
   TOPOLOGY_API2_PORT: '48082',
   TOPOLOGY_WORKER_PORT: '48083',
   TOPOLOGY_METRICS_BASE_PORT: '49464',
+  // The webhook receiver listens on 127.0.0.1.
+  TOPOLOGY_WEBHOOK_ALLOW_PRIVATE: 'true',
 };
 const API_METRICS_PORTS = [49464, 49465];
 
@@ -163,6 +168,13 @@ async function reads(target: string, reason: string): Promise<number> {
     let ofLogistics: { partner: Partner; id: number };
     let ofSandbox: { partner: Partner; id: number };
     let ofToken: { partner: Partner; id: number };
+    /**
+     * A company with a webhook endpoint at `receiver`, which reads each placed order it is told of at once;
+     * what each read answered, by order id, once it has.
+     */
+    let ofWebhook: { partner: Partner; id: number };
+    let receiver: WebhookReceiver;
+    const receiverRead = new Map<number, { status: number; orderId: unknown }>();
 
     const prepared = async (overrides: Record<string, unknown> = {}) => {
       const owner = await fixtures.partner();
@@ -177,6 +189,22 @@ async function reads(target: string, reason: string): Promise<number> {
       ofLogistics = await prepared();
       ofSandbox = await prepared({ test: true });
       ofToken = await prepared();
+      ofWebhook = await prepared();
+      receiver = await startWebhookReceiver(({ body }) => {
+        const event = JSON.parse(body) as { type: string; data: { order_id: number } };
+        const id = event.data.order_id;
+        if (event.type === 'order.placed' && id !== ofWebhook.id) {
+          void asPartner('get', `/api/v2/order/${id}`, ofWebhook.partner.token).then((response) =>
+            receiverRead.set(id, { status: response.status, orderId: response.body.order_id }),
+          );
+        }
+        return 200;
+      });
+      await api()
+        .post('/api/v2/admin/webhooks')
+        .set('Authorization', `Bearer ${admin}`)
+        .send({ company_id: ofWebhook.partner.companyId, url: `${receiver.url}/hooks` })
+        .expect(201);
       await replayedAll();
       await onReplicaAsSuperuser('SELECT pg_wal_replay_pause()');
       await eventually(
@@ -185,7 +213,10 @@ async function reads(target: string, reason: string): Promise<number> {
       );
     });
 
-    afterAll(() => onReplicaAsSuperuser('SELECT pg_wal_replay_resume()'));
+    afterAll(async () => {
+      await onReplicaAsSuperuser('SELECT pg_wal_replay_resume()');
+      await receiver?.close();
+    });
 
     it('place, then EXCHANGE it and GET both: the replica has neither, the client sees both', async () => {
       const behindBefore = await reads('primary', 'replica_behind');
@@ -272,6 +303,38 @@ async function reads(target: string, reason: string): Promise<number> {
         .send({})
         .expect(201);
       expect(JSON.stringify((await read()).body.trackings)).toContain(`PKG-${id}`);
+    });
+
+    it('place, and the webhook’s receiver reads the order at once: it sees it, however late the placement records its position', async () => {
+      const { partner: owner } = ofWebhook;
+      // The placement records its company's position after it commits, in a statement of its own: held back
+      // here, as on an instance that stalls (or dies) between the two, while the worker sends the webhook.
+      const lock = new Client({ connectionString: env.PRIMARY_URL });
+      await lock.connect();
+      try {
+        await lock.query('BEGIN');
+        const held = await lock.query('SELECT 1 FROM company_write_positions WHERE company_id = $1 FOR UPDATE', [
+          owner.companyId,
+        ]);
+        expect(held.rowCount).toBe(1);
+        const behindBefore = await reads('primary', 'replica_behind');
+        const placing = asPartner('post', '/api/v2/order', owner.token)
+          .send(orderBody(productId))
+          .expect(201)
+          .then((response) => Number(response.body.orders[0].order_id));
+        // Long enough for the worker (polling every second) to claim and send the webhook, and the receiver to
+        // read, unless the claim waits for the company's position.
+        const deadline = Date.now() + 5_000;
+        while (receiverRead.size === 0 && Date.now() < deadline) await delay(25);
+        await lock.query('ROLLBACK');
+        const id = await placing;
+        await receiver.waitFor(() => receiverRead.has(id));
+        expect(receiverRead.get(id)).toEqual({ status: 200, orderId: id });
+        expect(await onReplica(id)).toBe(false);
+        expect(await reads('primary', 'replica_behind')).toBeGreaterThan(behindBefore);
+      } finally {
+        await lock.end();
+      }
     });
 
     it('the sandbox, then the partner reads the order', async () => {

@@ -256,13 +256,9 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
       ]),
     );
 
-    const fed = await feedOf(partner, delivered.length);
-    expect(fed.map((event) => event.id)).toEqual(
-      delivered
-        .map(parseEvent)
-        .sort(byEventId)
-        .map((event) => event.id),
-    );
+    const distinct = [...onceEach(delivered, id), ...onceEach(delivered, cancelled)];
+    const fed = await feedOf(partner, distinct.length);
+    expect(fed.map((event) => event.id)).toEqual(distinct.sort(byEventId).map((event) => event.id));
     expect(fed.find((event) => event.id === life[0].id)).toEqual(life[0]);
     const rest = await api().get(`/api/v2/events?after=${fed[2].id}`).set(as(partner.token)).expect(200);
     expect(rest.body.data).toEqual(fed.slice(3));

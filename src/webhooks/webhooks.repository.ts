@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { UnitOfWork } from '../platform/database/unit-of-work';
+import { recordWritePositionsSql } from '../platform/database/write-positions';
 import { DataSource, type EntityManager, In, IsNull } from 'typeorm';
 import { type DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
@@ -80,16 +81,25 @@ const NOT_IN_FLIGHT = '(in_flight_until IS NULL OR in_flight_until <= now())';
 const LEASE_END = 'now() + make_interval(secs => $2::double precision / 1000)';
 
 /**
- * Puts the deliveries of the `due` CTE (the statement defines it, locking them) in flight until the lease
- * ends, unless their endpoint is disabled (one queued pending by a change that committed as it was being
- * disabled waits so until it is enabled), one more attempt each, sets `alsoSet` (SQL), and returns what sending them takes.
+ * Locks the deliveries `due` (SQL selecting their ids FOR UPDATE) and puts them in flight until the lease ends,
+ * unless their endpoint is disabled (one queued pending by a change that committed as it was being disabled
+ * waits so until it is enabled), one more attempt each, sets `alsoSet` (SQL), and returns what sending them
+ * takes. Before anything is sent, the statement records the write positions of the companies whose deliveries
+ * it claims for the first time: the write that queued a delivery records its company's position only after it
+ * commits, and a receiver that reads the order at once must not be answered by a replica that has not replayed
+ * that write (ReplicaReads). Later attempts need nothing: positions only move forward.
  */
-const claim = (alsoSet = '') => `UPDATE webhook_deliveries d
+const claim = (due: string, alsoSet = '') => `WITH due AS (${due}),
+     claimed AS (
+       UPDATE webhook_deliveries d
        SET in_flight_until = ${LEASE_END}, attempt_count = d.attempt_count + 1${alsoSet}
        FROM due, webhook_endpoints w
        WHERE d.id = due.id AND w.id = d.endpoint_id AND w.disabled_at IS NULL
-       RETURNING d.id, d.status, d.attempt_count, d.created_at, w.id AS endpoint_id, w.url, w.secret,
-         CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS previous_secret, d.event_id`;
+       RETURNING d.id, d.status, d.attempt_count, d.created_at, w.id AS endpoint_id, w.company_id, w.url, w.secret,
+         CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS previous_secret, d.event_id
+     ),
+     positions AS (${recordWritePositionsSql('SELECT DISTINCT company_id FROM claimed WHERE attempt_count = 1')})
+     SELECT id, status, attempt_count, created_at, endpoint_id, url, secret, previous_secret, event_id FROM claimed`;
 
 function toClaimedDelivery(row: ClaimedRow, byHand: boolean): ClaimedDelivery {
   return {
@@ -273,16 +283,15 @@ export class WebhooksRepository {
    * sent, for the outbox metrics), so it is due again by itself if this process dies.
    */
   async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    // For UPDATE … RETURNING, TypeORM answers [rows, affected count].
-    const [rows]: [ClaimedRow[], number] = await this.dataSource.query(
-      `WITH due AS (
-         SELECT id FROM webhook_deliveries
+    const rows: ClaimedRow[] = await this.dataSource.query(
+      claim(
+        `SELECT id FROM webhook_deliveries
          WHERE status = 'pending' AND next_attempt_at <= now() AND ${NOT_IN_FLIGHT}
          ORDER BY next_attempt_at
          LIMIT $1
-         FOR UPDATE SKIP LOCKED
-       )
-       ${claim(`, next_attempt_at = ${LEASE_END}`)}`,
+         FOR UPDATE SKIP LOCKED`,
+        `, next_attempt_at = ${LEASE_END}`,
+      ),
       [limit, leaseMs],
     );
     return rows.map((row) => toClaimedDelivery(row, false));
@@ -294,9 +303,8 @@ export class WebhooksRepository {
    * next automatic attempt stays where it was.
    */
   async claimForRetry(manager: EntityManager, id: string, leaseMs: number): Promise<ClaimedDelivery | null> {
-    const [rows]: [ClaimedRow[], number] = await manager.query(
-      `WITH due AS (SELECT id FROM webhook_deliveries WHERE id = $1 AND ${NOT_IN_FLIGHT} FOR UPDATE)
-       ${claim()}`,
+    const rows: ClaimedRow[] = await manager.query(
+      claim(`SELECT id FROM webhook_deliveries WHERE id = $1 AND ${NOT_IN_FLIGHT} FOR UPDATE`),
       [id, leaseMs],
     );
     return rows.length === 0 ? null : toClaimedDelivery(rows[0], true);

@@ -11,22 +11,32 @@ import type {
 import { type PreparedStatement, PreparedStatements } from './prepared-statements';
 
 /**
- * After a company's write commits: where the primary's WAL ends now (the insert position, which is past the
- * write's commit record even with asynchronous commit), kept as the company's position unless a later one is
- * already there. company_write_positions is UNLOGGED (migration 1795520000000): no WAL, no fsync.
+ * For each company of `companies` (SQL whose rows are a `company_id` each, no company twice): where the
+ * primary's WAL ends now, kept as the company's position unless a later one is already there. Run once a
+ * company's write has committed (or is visible to the statement that runs this), the insert position is past
+ * the write's commit record, even with asynchronous commit. The companies' rows are locked in id order, so two
+ * statements recording the same companies never deadlock. company_write_positions is UNLOGGED (migration
+ * 1795520000000): no WAL, no fsync. The only SQL that writes the table; a statement of another module that
+ * must record positions (the webhook dispatcher's claim) embeds it.
  */
+export const recordWritePositionsSql = (companies: string): string =>
+  `INSERT INTO company_write_positions AS p (company_id, lsn)
+   SELECT company_id, pg_current_wal_insert_lsn() FROM (${companies}) AS companies ORDER BY company_id
+   ON CONFLICT (company_id) DO UPDATE SET lsn = excluded.lsn WHERE p.lsn < excluded.lsn`;
+
+/** The positions of the companies a transaction (or one statement) has written for, after it has committed. */
 const RECORD: PreparedStatement = {
   name: 'company_write_position_record',
-  text: `INSERT INTO company_write_positions AS p (company_id, lsn)
-         SELECT company_id, pg_current_wal_insert_lsn() FROM unnest($1::integer[]) AS company_id
-         ON CONFLICT (company_id) DO UPDATE SET lsn = excluded.lsn WHERE p.lsn < excluded.lsn`,
+  text: recordWritePositionsSql('SELECT unnest($1::integer[]) AS company_id'),
 };
 
 /**
  * Records, for each company a write changed, the primary's WAL position once the write has committed, where
  * every instance sees it: a read replica serves that company's reads only once it has replayed that far
  * (ReplicaReads). Recorded before the write's response is sent, so a client that has its answer, and anyone it
- * tells, finds the position there. Every instance records, with or without DATABASE_REPLICA_URL, so replicas can
+ * tells, finds the position there. What announces a write by another way, and may do so before this records it
+ * (a webhook, sent by another instance), records the position itself first: the dispatcher's claim embeds
+ * recordWritePositionsSql. Every instance records, with or without DATABASE_REPLICA_URL, so replicas can
  * be turned on instance by instance. A TypeORM subscriber: a transaction's companies are recorded after its
  * COMMIT, on its own connection (no second pooled connection is taken while one is held), and dropped on a
  * rollback.
