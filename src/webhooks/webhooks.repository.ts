@@ -197,8 +197,9 @@ export class WebhooksRepository {
   }
 
   /**
-   * Endpoints not deleted, by id (webhook_endpoints_company_idx when filtered by company; the URL filter is
-   * checked on those rows: a company has a handful of endpoints).
+   * Endpoints not deleted, by id (webhook_endpoints_company_idx when filtered by company, the URL filter checked
+   * on those rows: a company has a handful of endpoints; across companies, a URL filter of 3 characters or more
+   * through webhook_endpoints_url_trgm_idx).
    */
   listEndpoints(filter: EndpointFilter, offset: number, limit: number): Promise<WebhookEndpoint[]> {
     return this.dataSource.manager.find(WebhookEndpoint, {
