@@ -1,13 +1,11 @@
-import { join } from 'node:path';
 import { Client } from 'pg';
 import request from 'supertest';
 import type { QueryRunner } from 'typeorm';
 import { DeliveryEventType1795590000000 } from '../migrations/1795590000000-DeliveryEventType';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, runMigrations } from './harness/cli';
 import { eventually } from './harness/eventually';
-import { runNode } from './harness/run-node';
 import { type RunningService, startService } from './harness/service';
-import { createTestDatabase, TEST_DEVICE_CREDENTIALS_KEY } from './harness/test-database';
+import { createTestDatabase } from './harness/test-database';
 
 /** Rows per table: enough that reading the table, or the endpoint's whole index, costs more than the filter's index. */
 const ROWS = 20_000;
@@ -207,16 +205,8 @@ describe('the delivery type migration (1795590000000)', () => {
         );
       await previousVersionInsert(25_000);
 
-      const migrated = await runNode(
-        join(__dirname, '..', 'dist', 'platform', 'database', 'migrate.js'),
-        ['run'],
-        {
-          DATABASE_URL: url,
-          DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
-        },
-      );
-      expect(migrated.code).toBe(0);
-      expect(JSON.parse(migrated.stdout).applied).toEqual(['DeliveryEventType1795590000000']);
+      const migrated = await runMigrations(url);
+      expect(migrated).toMatchObject({ code: 0, json: { applied: ['DeliveryEventType1795590000000'] } });
       await previousVersionInsert(3);
 
       const { rows } = await db.query<{ deliveries: string; typed: string }>(
