@@ -293,9 +293,9 @@ async function main(): Promise<void> {
                INSERT INTO events (company_id, order_id, type, data, transaction_id)
                SELECT company_id, id, 'order.placed', json_build_object('order_id', id), pg_current_xact_id()::text::bigint
                FROM orders WHERE company_id = $1 ORDER BY id DESC LIMIT $2
-               RETURNING id)
-             INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at)
-             SELECT event.id, endpoint.id, now() FROM event CROSS JOIN webhook_endpoints endpoint
+               RETURNING id, type)
+             INSERT INTO webhook_deliveries (event_id, event_type, endpoint_id, next_attempt_at)
+             SELECT event.id, event.type, endpoint.id, now() FROM event CROSS JOIN webhook_endpoints endpoint
              WHERE endpoint.company_id = $1 AND endpoint.active`,
             [BENCH_COMPANY_ID, count],
           );

@@ -4,14 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { findFreePort } from '../src/platform/database/free-port';
-import { runCli } from './harness/cli';
-import { type ProcessResult, runNode } from './harness/run-node';
+import { runCli, runMigrations } from './harness/cli';
+import type { ProcessResult } from './harness/run-node';
 import { startService, startServiceExpectingFailure } from './harness/service';
-import {
-  createTestDatabase,
-  TEST_DEVICE_CREDENTIALS_KEY,
-  TEST_SERVER_URL_VAR,
-} from './harness/test-database';
+import { createTestDatabase, TEST_SERVER_URL_VAR } from './harness/test-database';
 
 /**
  * Start-up (CONTRACT §8): a bad or unusable setting stops the start with one line naming the variable and the
@@ -194,15 +190,7 @@ describe('readiness means usable', () => {
     const service = await startService({ env: { DATABASE_URL: url, MIGRATIONS_RUN: 'false' } });
     try {
       await request(service.url).get('/health/ready').expect(503, { message: 'Service unavailable.' });
-      const migrated = await runNode(
-        join(__dirname, '..', 'dist', 'platform', 'database', 'migrate.js'),
-        ['run'],
-        {
-          DATABASE_URL: url,
-          DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
-        },
-      );
-      expect(migrated.code).toBe(0);
+      expect((await runMigrations(url)).code).toBe(0);
       await request(service.url).get('/health/ready').expect(200);
     } finally {
       await service.stop();

@@ -247,6 +247,16 @@ describe('the delivery log keeps what each attempt sent and got back (CONTRACT Â
     );
     const placed = all.find((row) => row.event_type === 'order.placed')!;
     const comment = all.find((row) => row.event_type === 'order.comment')!;
+    // Each delivery was written with its event's type, which the type filter reads.
+    const written = await service.db.query(
+      `SELECT d.id::int AS id, d.event_type FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+       WHERE d.endpoint_id = $1 AND d.event_type = e.type ORDER BY d.id`,
+      [endpoint.id],
+    );
+    expect(written.rows).toEqual([
+      { id: placed.id, event_type: 'order.placed' },
+      { id: comment.id, event_type: 'order.comment' },
+    ]);
     // One delivery given up, as the dispatcher leaves it after 24 hours.
     await service.db.query(
       `UPDATE webhook_deliveries SET status = 'failed', delivered_at = NULL WHERE id = $1`,

@@ -46,8 +46,8 @@ export class CompaniesRepository {
   }
 
   /**
-   * By id, optionally only a site's (exact) or those whose name contains a text (a scan of the table: fine for
-   * the few thousand companies a deployment has, see docs/performance.md).
+   * By id, optionally only a site's (exact) or those whose name contains a text (companies_name_trgm_idx for a
+   * text of 3 characters or more, see docs/performance.md).
    */
   list(filter: CompanyFilter, offset: number, limit: number): Promise<Company[]> {
     return this.dataSource.manager.find(Company, {

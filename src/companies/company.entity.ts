@@ -1,7 +1,9 @@
-import { Check, Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { CONTAINS_FILTER_INDEX } from '../kernel/contains-filter';
 
 @Entity('companies')
 @Check('companies_site_format', `site ~ '^[A-Z]{2}$'`)
+@Index('companies_name_trgm_idx', ['name'], CONTAINS_FILTER_INDEX)
 export class Company {
   @PrimaryGeneratedColumn({ primaryKeyConstraintName: 'companies_pkey' })
   id!: number;

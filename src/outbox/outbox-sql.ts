@@ -1,11 +1,12 @@
 /**
  * SQL: one delivery per active webhook endpoint of the company (placeholder `company`) that receives the type of
  * an event the statement's CTE `events` returned (`RETURNING id, type`): the outbox half of a change's statement.
- * It is pending, or paused while its endpoint is disabled (sent once it is enabled).
+ * It keeps the event's type (the delivery log's filter), and is pending, or paused while its endpoint is
+ * disabled (sent once it is enabled).
  */
 export const deliveriesSql = (events: string, company: string): string =>
-  `INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at, status)
-   SELECT ${events}.id, endpoint.id, now(),
+  `INSERT INTO webhook_deliveries (event_id, event_type, endpoint_id, next_attempt_at, status)
+   SELECT ${events}.id, ${events}.type, endpoint.id, now(),
      CASE WHEN endpoint.disabled_at IS NULL THEN 'pending' ELSE 'paused' END
    FROM ${events} CROSS JOIN webhook_endpoints endpoint
    WHERE endpoint.company_id = ${company} AND endpoint.active

@@ -1,7 +1,9 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
+import { CONTAINS_FILTER_INDEX } from '../kernel/contains-filter';
 
 @Entity('products')
 @Index('products_active_idx', ['active', 'id'])
+@Index('products_name_trgm_idx', ['name'], CONTAINS_FILTER_INDEX)
 export class Product {
   @PrimaryGeneratedColumn({ primaryKeyConstraintName: 'products_pkey' })
   id!: number;

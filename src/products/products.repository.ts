@@ -73,8 +73,8 @@ export class ProductsRepository {
   }
 
   /**
-   * Every product, inactive ones too, by id: served by products_pkey; the filters are checked on its rows (a
-   * catalogue of hundreds of products, see docs/performance.md).
+   * Every product, inactive ones too, by id: served by products_pkey, or for a name filter of 3 characters or
+   * more by products_name_trgm_idx; the other filters are checked on those rows (see docs/performance.md).
    */
   listAll(filter: ProductFilter, offset: number, limit: number): Promise<Product[]> {
     return this.dataSource.manager.find(Product, {

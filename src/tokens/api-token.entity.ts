@@ -1,5 +1,6 @@
 import { Check, Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { ROLES, type Role } from '../kernel/access/principal';
+import { CONTAINS_FILTER_INDEX } from '../kernel/contains-filter';
 
 @Entity('api_tokens')
 @Check('api_tokens_role_known', `role IN (${ROLES.map((role) => `'${role}'`).join(', ')})`)
@@ -12,6 +13,7 @@ import { ROLES, type Role } from '../kernel/access/principal';
   where: 'previous_token_hash IS NOT NULL',
 })
 @Index('api_tokens_company_id_idx', ['companyId', 'id'])
+@Index('api_tokens_user_name_trgm_idx', ['userName'], CONTAINS_FILTER_INDEX)
 export class ApiToken {
   @PrimaryGeneratedColumn({ primaryKeyConstraintName: 'api_tokens_pkey' })
   id!: number;

@@ -85,7 +85,8 @@ export class TokensRepository {
 
   /**
    * By id; a company's tokens through the company's index, the other filters on those rows (a company has tens
-   * of tokens; across companies, the table of a deployment's few thousand tokens is scanned).
+   * of tokens); across companies, a user name filter of 3 characters or more through
+   * api_tokens_user_name_trgm_idx (see docs/performance.md).
    */
   list(filter: TokenFilter, offset: number, limit: number): Promise<ApiToken[]> {
     const where: FindOptionsWhere<ApiToken> = {};

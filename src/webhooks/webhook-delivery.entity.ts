@@ -11,6 +11,7 @@ import {
 } from 'typeorm';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { oneOf } from '../kernel/check-constraint';
+import type { DeclaredEventType } from '../outbox/event-types';
 
 export const DELIVERY_STATUSES = ['pending', 'paused', 'succeeded', 'failed', 'cancelled'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -25,6 +26,7 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 @Index('webhook_deliveries_due_idx', ['nextAttemptAt'], { where: `status = 'pending'` })
 @Index('webhook_deliveries_endpoint_idx', ['endpointId', 'id'])
 @Index('webhook_deliveries_endpoint_status_idx', ['endpointId', 'status', 'id'])
+@Index('webhook_deliveries_endpoint_type_idx', ['endpointId', 'eventType', 'id'])
 @Index('webhook_deliveries_event_idx', ['eventId'])
 @Index('webhook_deliveries_paused_idx', ['endpointId', 'createdAt'], { where: `status = 'paused'` })
 @Index('webhook_deliveries_created_idx', ['createdAt'])
@@ -36,6 +38,13 @@ export class WebhookDelivery {
   @Column({ name: 'event_id', type: 'bigint' })
   @ForeignKey('OutboxEvent', { name: 'webhook_deliveries_event_id_fkey', onDelete: 'CASCADE' })
   eventId!: string;
+
+  /**
+   * The event's type, copied from it when the delivery is written, so that the delivery log filters by type on
+   * its own index (the event's row is never read for it).
+   */
+  @Column({ name: 'event_type', type: 'varchar', length: 32 })
+  eventType!: DeclaredEventType;
 
   @Column({ name: 'endpoint_id', type: 'integer' })
   endpointId!: number;

@@ -1,8 +1,10 @@
 import { Column, CreateDateColumn, Entity, ForeignKey, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { CONTAINS_FILTER_INDEX } from '../kernel/contains-filter';
 
 /** Where a company's events are POSTed (CONTRACT §5), with the secret they are signed with. */
 @Entity('webhook_endpoints')
 @Index('webhook_endpoints_company_idx', ['companyId', 'id'])
+@Index('webhook_endpoints_url_trgm_idx', ['url'], CONTAINS_FILTER_INDEX)
 export class WebhookEndpoint {
   @PrimaryGeneratedColumn({ primaryKeyConstraintName: 'webhook_endpoints_pkey' })
   id!: number;

@@ -8,8 +8,7 @@ import { SecretSealer } from '../platform/formats/secret-sealer';
 import { groupBy } from '../kernel/group-by';
 import type { Environment } from '../platform/config/environment';
 import { UnitOfWork } from '../platform/database/unit-of-work';
-import { type DeclaredEventType, eventRowId } from '../outbox/event-types';
-import { EventsService } from '../outbox/events.service';
+import { eventRowId } from '../outbox/event-types';
 import type { WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
@@ -54,7 +53,7 @@ export const MAX_ROTATION_OVERLAP_MS = 7 * 24 * 60 * 60 * 1000;
 export const DEFAULT_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 export interface DeliveryWithAttempts {
-  delivery: WebhookDelivery & { eventType: DeclaredEventType };
+  delivery: WebhookDelivery;
   attempts: WebhookAttempt[];
 }
 
@@ -84,7 +83,6 @@ export class WebhooksService {
     private readonly audit: AuditService,
     private readonly sealer: SecretSealer,
     private readonly dispatcher: WebhookDispatcher,
-    private readonly events: EventsService,
     config: ConfigService<Environment, true>,
   ) {
     this.allowPrivate = config.get('WEBHOOK_ALLOW_PRIVATE', { infer: true });
@@ -230,8 +228,8 @@ export class WebhooksService {
   }
 
   /**
-   * An endpoint's deliveries, newest first, those the filter keeps, each with its event's type and its
-   * attempts' outcomes: four statements whatever the page size.
+   * An endpoint's deliveries, newest first, those the filter keeps, each with its attempts' outcomes: three
+   * statements whatever the page size.
    */
   async deliveries(
     id: number,
@@ -256,17 +254,16 @@ export class WebhooksService {
     return { ...logged, companyId: endpoint.companyId };
   }
 
-  /** The deliveries with their events' types (from the outbox) and their attempts (in full with `exchange`). */
+  /** The deliveries with their attempts (in full with `exchange`). */
   private async withLog(deliveries: WebhookDelivery[], exchange = false): Promise<DeliveryWithAttempts[]> {
-    const ids = deliveries.map((row) => row.id);
-    const [events, attempts] = await Promise.all([
-      this.events.byIds(deliveries.map((row) => row.eventId)),
-      this.webhooks.attemptsOf(ids, exchange).then((rows) => groupBy(rows, (row) => row.deliveryId)),
-    ]);
-    return deliveries.map((delivery) => ({
-      delivery: Object.assign(delivery, { eventType: events.get(delivery.eventId)!.type }),
-      attempts: attempts.get(delivery.id) ?? [],
-    }));
+    const attempts = groupBy(
+      await this.webhooks.attemptsOf(
+        deliveries.map((row) => row.id),
+        exchange,
+      ),
+      (row) => row.deliveryId,
+    );
+    return deliveries.map((delivery) => ({ delivery, attempts: attempts.get(delivery.id) ?? [] }));
   }
 
   /**

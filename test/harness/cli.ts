@@ -4,6 +4,7 @@ import { directUrlOf, TEST_DEVICE_CREDENTIALS_KEY } from './test-database';
 
 const REPOSITORY = join(__dirname, '..', '..');
 const CLI = join(REPOSITORY, 'dist', 'cli', 'main.js');
+const MIGRATE = join(REPOSITORY, 'dist', 'platform', 'database', 'migrate.js');
 
 export interface CliResult extends ProcessResult {
   /** stdout parsed, when it is the one JSON object the CLI prints on success. */
@@ -27,6 +28,11 @@ export async function runCli(
   env: Record<string, string> = {},
 ): Promise<CliResult> {
   return withJson(await runNode(CLI, args, cliEnvironment(databaseUrl, env)));
+}
+
+/** Applies the pending migrations as `npm run migration:run` does (`json`: `{applied: [names]}`), with the test key. */
+export async function runMigrations(databaseUrl: string): Promise<CliResult> {
+  return withJson(await runNode(MIGRATE, ['run'], cliEnvironment(databaseUrl)));
 }
 
 /**

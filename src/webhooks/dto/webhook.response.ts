@@ -193,7 +193,7 @@ export function toWebhookResponse(endpoint: WebhookEndpoint, formats: ApiFormats
 }
 
 export function toDeliveryResponse(
-  delivery: WebhookDelivery & { eventType: DeclaredEventType },
+  delivery: WebhookDelivery,
   attempts: WebhookAttempt[],
   formats: ApiFormats,
 ): WebhookDeliveryResponse {
