@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { Pool } from 'pg';
+import request from 'supertest';
 import { type ProcessResult, runNode } from './run-node';
 import { createTestDatabase, directUrlOf, TEST_DEVICE_CREDENTIALS_KEY } from './test-database';
 
@@ -144,3 +145,9 @@ export function startServiceExpectingFailure(
     cwd,
   );
 }
+
+/** Requests to a running service's API (supertest): `api(service).get(path).set(as(token))`. */
+export const api = (service: RunningService) => request(service.url);
+
+/** The Authorization header that presents a bearer token. */
+export const as = (token: string) => ({ Authorization: `Bearer ${token}` });
