@@ -1,6 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { ScheduleModule } from '@nestjs/schedule';
 import { AdminOrdersModule } from './admin-orders/admin-orders.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
@@ -8,6 +7,7 @@ import { ApiExceptionFilter } from './platform/http/exception.filter';
 import { CompaniesModule } from './companies/companies.module';
 import { FoundationModule, type FoundationSettings } from './platform/foundation.module';
 import { HealthModule } from './platform/health/health.module';
+import { JobsModule } from './platform/jobs/jobs.module';
 import { TokensModule } from './tokens/tokens.module';
 import { CommentsModule } from './comments/comments.module';
 import { OrdersModule } from './orders/orders.module';
@@ -56,7 +56,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         FoundationModule.forRoot({ ...settings, entities: entitiesOf(FEATURES) }),
-        ScheduleModule.forRoot(),
+        JobsModule,
         ...FEATURES,
       ],
       providers: [{ provide: APP_FILTER, useClass: ApiExceptionFilter }],

@@ -1,5 +1,4 @@
 import type { Browser, Page } from 'playwright-core';
-import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
 import {
   expectAccessible,
@@ -11,7 +10,7 @@ import {
 } from './harness/console-page';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody } from './harness/factories';
-import { type RunningService, startService } from './harness/service';
+import { api, as, type RunningService, startService } from './harness/service';
 import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from './harness/webhook-receiver';
 
 // Each step drives a real browser: allow for a busy machine.
@@ -33,8 +32,6 @@ describe('the console finds a delivery and shows what it sent and got back', () 
   let otherEndpointId: number;
   let cspViolations: string[];
 
-  const api = () => request(service.url);
-  const as = (token: string) => ({ Authorization: `Bearer ${token}` });
   /** Focuses a control the way Tab would reach it, then works it with keys only. */
   const press = async (name: string | RegExp, role: 'button' | 'link' = 'button', key = 'Enter') => {
     await page.getByRole(role, { name }).focus();
@@ -42,7 +39,7 @@ describe('the console finds a delivery and shows what it sent and got back', () 
   };
 
   async function register(company: number): Promise<number> {
-    const response = await api()
+    const response = await api(service)
       .post('/api/v2/admin/webhooks')
       .set(as(admin))
       .send({ company_id: company, url: `${receiver.url}/hook` });
@@ -62,9 +59,9 @@ describe('the console finds a delivery and shows what it sent and got back', () 
     endpointId = await register(companyId);
     otherEndpointId = await register((await fixtures.partner()).companyId);
     const orderId = (
-      await api().post('/api/v2/order').set(as(partner.token)).send(orderBody(productId)).expect(201)
+      await api(service).post('/api/v2/order').set(as(partner.token)).send(orderBody(productId)).expect(201)
     ).body.orders[0].order_id as number;
-    await api()
+    await api(service)
       .post(`/api/v2/order/${orderId}/comment`)
       .set(as(partner.token))
       .send({ partner_comment: 'Ring twice.' })

@@ -1,5 +1,4 @@
 import type { Browser, Page } from 'playwright-core';
-import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
 import {
   expectAccessible,
@@ -11,7 +10,7 @@ import {
   tabTo,
 } from './harness/console-page';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { type RunningService, startService } from './harness/service';
+import { api, as, type RunningService, startService } from './harness/service';
 import {
   FAST_DISPATCH,
   hasValidSignature,
@@ -39,8 +38,6 @@ describe('the console: endpoint settings', () => {
   let productId: number;
   let cspViolations: string[];
 
-  const api = () => request(service.url);
-  const as = (token: string) => ({ Authorization: `Bearer ${token}` });
   /** The focused control as a person hears it: its aria-label, its label, else its text. */
   const focused = () =>
     inPage<string>(
@@ -48,7 +45,7 @@ describe('the console: endpoint settings', () => {
       `(() => { const e = document.activeElement; return (e.getAttribute('aria-label') || e.labels?.[0]?.textContent || e.textContent || '').replace(/\\s+/g, ' ').trim(); })()`,
     );
   const settings = async () =>
-    (await api().get(`/api/v2/admin/webhooks/${endpoint.id}`).set(as(admin)).expect(200)).body as {
+    (await api(service).get(`/api/v2/admin/webhooks/${endpoint.id}`).set(as(admin)).expect(200)).body as {
       event_types: string[] | null;
       enabled: boolean;
     };
@@ -61,7 +58,7 @@ describe('the console: endpoint settings', () => {
     partner = await fixtures.partner();
     productId = (await fixtures.product()).id;
     endpoint = (
-      await api()
+      await api(service)
         .post('/api/v2/admin/webhooks')
         .set(as(admin))
         .send({ company_id: partner.companyId, url: `${receiver.url}/console` })
@@ -140,9 +137,9 @@ describe('the console: endpoint settings', () => {
     expect(await page.locator('.facts').innerText()).not.toContain('no overlap');
 
     // A comment (the one type chosen above) reaches the receiver signed with both secrets.
-    const placed = await api().post('/api/v2/order').set(as(partner.token)).send(orderBody(productId));
+    const placed = await api(service).post('/api/v2/order').set(as(partner.token)).send(orderBody(productId));
     const orderId = Number(placed.body.orders[0].order_id);
-    await api()
+    await api(service)
       .post(`/api/v2/order/${orderId}/comment`)
       .set(as(partner.token))
       .send({ partner_comment: 'Leave it at the door.' })

@@ -1,5 +1,4 @@
 import type { Browser, Page } from 'playwright-core';
-import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
 import {
   expectAccessible,
@@ -11,7 +10,7 @@ import {
   tabTo,
 } from './harness/console-page';
 import { eventually } from './harness/eventually';
-import { type RunningService, startService } from './harness/service';
+import { api, as, type RunningService, startService } from './harness/service';
 
 // Each step drives a real browser: allow for a busy machine.
 jest.setTimeout(120_000);
@@ -33,7 +32,7 @@ describe('the admin console: names and filters', () => {
   let cspViolations: string[];
 
   const post = (path: string, body: object) =>
-    request(service.url).post(`/api/v2/admin${path}`).set('Authorization', `Bearer ${admin}`).send(body);
+    api(service).post(`/api/v2/admin${path}`).set(as(admin)).send(body);
   const focusedLabel = () =>
     inPage<string>(
       page,
@@ -58,15 +57,12 @@ describe('the admin console: names and filters', () => {
       const issued = await post('/tokens', { role: 'partner', user_name: name, company_id: company.pizza });
       token[name] = { id: issued.body.id, prefix: issued.body.prefix };
     }
-    await request(service.url)
-      .delete(`/api/v2/admin/tokens/${token.bob.id}`)
-      .set('Authorization', `Bearer ${admin}`)
-      .expect(200);
+    await api(service).delete(`/api/v2/admin/tokens/${token.bob.id}`).set(as(admin)).expect(200);
     await post('/products', { name: 'Widget blue' }).expect(201);
     const red = await post('/products', { name: 'Widget red' }).expect(201);
-    await request(service.url)
+    await api(service)
       .patch(`/api/v2/admin/products/${red.body.id}`)
-      .set('Authorization', `Bearer ${admin}`)
+      .set(as(admin))
       .send({ active: false })
       .expect(200);
     await post('/products', { name: 'Gadget' }).expect(201);

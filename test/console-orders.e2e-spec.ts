@@ -1,5 +1,4 @@
 import type { Browser, Page } from 'playwright-core';
-import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
 import {
   expectAccessible,
@@ -10,7 +9,7 @@ import {
   tabTo,
 } from './harness/console-page';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { type RunningService, startService } from './harness/service';
+import { api, as, type RunningService, startService } from './harness/service';
 import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from './harness/webhook-receiver';
 
 // Each step drives a real browser: allow for a busy machine.
@@ -35,8 +34,6 @@ describe('the console’s order lookup and order screen', () => {
   let endpointId: number;
   let cspViolations: string[];
 
-  const api = () => request(service.url);
-  const as = (token: string) => ({ Authorization: `Bearer ${token}` });
   /** The focused element as a screen reader names it (its label, else its text). */
   const focused = () =>
     inPage<string>(
@@ -52,20 +49,20 @@ describe('the console’s order lookup and order screen', () => {
     // Names as a restaurant's would read: docs/console.md shows these screens.
     partner = await fixtures.partnerOf(await fixtures.company('SK', 'Trattoria Roma'), 'SK', 'maria');
     updater = await fixtures.partnerOf(partner.companyId, 'SK', 'peter');
-    const companies = (await api().get('/api/v2/admin/companies').set(as(admin)).expect(200)).body.data as {
+    const companies = (await api(service).get('/api/v2/admin/companies').set(as(admin)).expect(200)).body.data as {
       id: number;
       name: string;
     }[];
     companyName = companies.find((company) => company.id === partner.companyId)!.name;
     endpointId = (
-      await api()
+      await api(service)
         .post('/api/v2/admin/webhooks')
         .set(as(admin))
         .send({ company_id: partner.companyId, url: `${receiver.url}/down` })
         .expect(201)
     ).body.id;
     const productId = (await fixtures.product([], 'POS terminal S2')).id;
-    const placed = await api()
+    const placed = await api(service)
       .post('/api/v2/order')
       .set(as(partner.token))
       .send(
@@ -79,7 +76,7 @@ describe('the console’s order lookup and order screen', () => {
       .expect(201);
     orderId = Number(placed.body.orders[0].order_id);
     orderRef = placed.body.orders[0].order_ref;
-    await api()
+    await api(service)
       .post(`/api/v2/order/${orderId}/update`)
       .set(as(updater.token))
       .send({ email: 'jana.horvathova@example.com' })

@@ -1,5 +1,4 @@
 import type { Browser, Page } from 'playwright-core';
-import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
 import {
   expectAccessible,
@@ -11,7 +10,7 @@ import {
 } from './harness/console-page';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody } from './harness/factories';
-import { type RunningService, startService } from './harness/service';
+import { api, as, type RunningService, startService } from './harness/service';
 
 // Each step drives a real browser: allow for a busy machine.
 jest.setTimeout(120_000);
@@ -30,8 +29,6 @@ describe('the admin console: read-only and rolled tokens', () => {
   let productId: number;
   let cspViolations: string[];
 
-  const api = () => request(service.url);
-  const as = (token: string) => ({ Authorization: `Bearer ${token}` });
   const focused = () =>
     inPage<string>(
       page,
@@ -76,8 +73,8 @@ describe('the admin console: read-only and rolled tokens', () => {
       () => 'The new secret panel does not have the focus',
     );
     const secret = await page.locator('.secret-value').innerText();
-    await api().get('/api/v2/orders').set(as(secret)).expect(200);
-    await api()
+    await api(service).get('/api/v2/orders').set(as(secret)).expect(200);
+    await api(service)
       .post('/api/v2/order')
       .set(as(secret))
       .send(orderBody(productId))
@@ -92,7 +89,7 @@ describe('the admin console: read-only and rolled tokens', () => {
 
   it('rolls a token with the keyboard alone: the new secret shown once with the old one’s end, both working', async () => {
     const old = (
-      await api()
+      await api(service)
         .post('/api/v2/admin/tokens')
         .set(as(admin))
         .send({ role: 'partner', user_name: 'roller', company_id: companyId })
@@ -123,8 +120,8 @@ describe('the admin console: read-only and rolled tokens', () => {
     await page.getByRole('heading', { name: panelTitle }).waitFor();
     const secret = await page.locator('.secret-value').innerText();
     expect(secret).not.toBe(old.token);
-    await api().get('/api/v2/orders').set(as(secret)).expect(200);
-    await api().get('/api/v2/orders').set(as(old.token)).expect(200);
+    await api(service).get('/api/v2/orders').set(as(secret)).expect(200);
+    await api(service).get('/api/v2/orders').set(as(old.token)).expect(200);
     await expectAccessible(page, 'token-rolled');
     await shot(page, 'token-rolled');
 

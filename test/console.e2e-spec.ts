@@ -1,5 +1,4 @@
 import type { Browser, Page } from 'playwright-core';
-import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
 import {
   expectAccessible,
@@ -11,7 +10,7 @@ import {
 } from './harness/console-page';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody } from './harness/factories';
-import { type RunningService, startService } from './harness/service';
+import { api, as, type RunningService, startService } from './harness/service';
 import {
   FAST_DISPATCH,
   hasValidSignature,
@@ -40,8 +39,6 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
   let cspViolations: string[];
   let notFound: string[];
 
-  const api = () => request(service.url);
-  const as = (token: string) => ({ Authorization: `Bearer ${token}` });
   const text = (selector: string) => page.locator(selector).innerText();
   const storedToken = () => inPage<string | null>(page, `sessionStorage.getItem('${TOKEN_KEY}')`);
   /** The focused element as a screen reader names it (its label, else its text). */
@@ -159,7 +156,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await expectAccessible(page, 'token-issued');
     await shot(page, 'token-issued');
 
-    await api().get('/api/v2/product').set(as(secret)).expect(200);
+    await api(service).get('/api/v2/product').set(as(secret)).expect(200);
     await page.getByRole('button', { name: 'I have stored it' }).click();
     expect(await page.locator('.secret-value').count()).toBe(0);
     await page.getByRole('cell', { name: 'anna', exact: true }).waitFor();
@@ -175,7 +172,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await question.waitFor({ state: 'detached' });
     expect(await focused()).toBe(`Revoke token ${tokenId}`);
     await page.getByRole('button', { name: 'Cancel' }).waitFor({ state: 'detached' });
-    await api().get('/api/v2/product').set(as(secret)).expect(200);
+    await api(service).get('/api/v2/product').set(as(secret)).expect(200);
     await page.keyboard.press('Enter');
     await question.waitFor();
     await page.keyboard.press('Shift+Tab');
@@ -187,14 +184,14 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
       async () => (await focused()) === 'Tokens',
       () => 'Focus did not land on the token list',
     );
-    await api().get('/api/v2/product').set(as(secret)).expect(401, { message: 'Unauthenticated.' });
+    await api(service).get('/api/v2/product').set(as(secret)).expect(401, { message: 'Unauthenticated.' });
     await expectAccessible(page, 'tokens');
     await shot(page, 'tokens');
   });
 
   it('starts a per-company screen empty when the company changes: no secret, form error or input of another', async () => {
     otherCompanyId = (
-      await api()
+      await api(service)
         .post('/api/v2/admin/companies')
         .set(as(admin))
         .send({ name: 'Bistro Other', site: 'CZ' })
@@ -277,7 +274,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     await page.getByRole('button', { name: 'I have stored it' }).click();
     const endpointId = (await service.db.query(`SELECT id FROM webhook_endpoints`)).rows[0].id as number;
 
-    await api().post('/api/v2/order').set(as(partner.token)).send(order()).expect(201);
+    await api(service).post('/api/v2/order').set(as(partner.token)).send(order()).expect(201);
     await receiver.waitFor((received) => received.length === 1);
     await page.getByRole('button', { name: `Delivery log of endpoint ${endpointId}` }).click();
     await page.locator('.status-succeeded').waitFor();
@@ -287,7 +284,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     expect(await retryButtons.count()).toBe(0);
 
     receiverFails = true;
-    await api().post('/api/v2/order').set(as(partner.token)).send(order()).expect(201);
+    await api(service).post('/api/v2/order').set(as(partner.token)).send(order()).expect(201);
     await receiver.waitFor((received) => received.length >= 2);
     const pendingId = (await service.db.query(`SELECT id FROM webhook_deliveries WHERE status = 'pending'`))
       .rows[0].id as string;
@@ -335,13 +332,13 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
     // it stopped: its failed delivery is not offered a retry (the API refuses one).
     const otherPartner = await fixtures.partnerOf(otherCompanyId);
     const gone = (
-      await api()
+      await api(service)
         .post('/api/v2/admin/webhooks')
         .set(as(admin))
         .send({ company_id: otherCompanyId, url: `${receiver.url}/gone` })
         .expect(201)
     ).body.id as number;
-    await api().post('/api/v2/order').set(as(otherPartner.token)).send(order()).expect(201);
+    await api(service).post('/api/v2/order').set(as(otherPartner.token)).send(order()).expect(201);
     await eventually(
       async () =>
         (await service.db.query('SELECT 1 FROM webhook_endpoints WHERE id = $1 AND NOT active', [gone]))
@@ -423,7 +420,7 @@ describe('the admin console in a browser (CONTRACT §6)', () => {
 
     const adminId = (await service.db.query(`SELECT id FROM api_tokens WHERE user_name = 'spec-admin'`))
       .rows[0].id as number;
-    await api().delete(`/api/v2/admin/tokens/${adminId}`).set(as(admin)).expect(200);
+    await api(service).delete(`/api/v2/admin/tokens/${adminId}`).set(as(admin)).expect(200);
     await page.getByRole('link', { name: 'Products' }).click();
     await page.getByText('The API refused your token (revoked or expired): it has been forgotten.').waitFor();
     expect(await storedToken()).toBeNull();

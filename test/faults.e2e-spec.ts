@@ -63,15 +63,7 @@ async function halfWrittenOrders(db: Pool): Promise<string[]> {
 }
 
 async function setUp(service: RunningService, databaseUrl: string) {
-  const fixtures = new Fixtures(service.url, await issueAdminToken(databaseUrl));
-  const partner = await fixtures.partner();
-  const product = await fixtures.product();
-  const placed = await request(service.url)
-    .post('/api/v2/order')
-    .set('Authorization', `Bearer ${partner.token}`)
-    .send(orderBody(product.id))
-    .expect(201);
-  return { partner, productId: product.id, orderId: Number(placed.body.orders[0].order_id) };
+  return new Fixtures(service.url, await issueAdminToken(databaseUrl)).partnerWithOrder();
 }
 
 async function waitUntilReady(url: string): Promise<number> {

@@ -78,6 +78,38 @@ async function replicaReads(
   return 4 + feedReads;
 }
 
+/** A service that reads from a replica, and what its specs use. */
+interface ReplicaSetUp {
+  service: RunningService;
+  /** Where the service serves its metrics (db_reads_total). */
+  metricsPort: number;
+  admin: string;
+  fixtures: Fixtures;
+}
+
+/**
+ * A service on a database of its own with DATABASE_REPLICA_URL set to `replicaOf(its DATABASE_URL)`, its
+ * metrics on a free port and no dispatcher, with an admin token and the fixtures on it.
+ */
+async function startWithReplica(
+  replicaOf: (databaseUrl: string) => string,
+  env: Record<string, string> = {},
+): Promise<ReplicaSetUp> {
+  const databaseUrl = await createTestDatabase();
+  const metricsPort = await findFreePort();
+  const service = await startService({
+    env: {
+      DATABASE_URL: databaseUrl,
+      DATABASE_REPLICA_URL: replicaOf(databaseUrl),
+      METRICS_PORT: String(metricsPort),
+      WEBHOOK_DISPATCHER: 'false',
+      ...env,
+    },
+  });
+  const admin = await issueAdminToken(databaseUrl);
+  return { service, metricsPort, admin, fixtures: new Fixtures(service.url, admin) };
+}
+
 describe('read replicas (DATABASE_REPLICA_URL): routing, fallback and write positions', () => {
   describe('a replica that has everything (the primary itself)', () => {
     let service: RunningService;
@@ -86,33 +118,18 @@ describe('read replicas (DATABASE_REPLICA_URL): routing, fallback and write posi
     let fixtures: Fixtures;
 
     beforeAll(async () => {
-      const databaseUrl = await createTestDatabase();
-      metricsPort = await findFreePort();
-      service = await startService({
-        env: {
-          DATABASE_URL: databaseUrl,
-          DATABASE_REPLICA_URL: `${databaseUrl}, ${databaseUrl}`,
-          METRICS_PORT: String(metricsPort),
-          WEBHOOK_DISPATCHER: 'false',
-          WEBHOOK_ALLOW_PRIVATE: 'true',
-        },
-      });
-      admin = await issueAdminToken(databaseUrl);
-      fixtures = new Fixtures(service.url, admin);
+      ({ service, metricsPort, admin, fixtures } = await startWithReplica(
+        (databaseUrl) => `${databaseUrl}, ${databaseUrl}`,
+        { WEBHOOK_ALLOW_PRIVATE: 'true' },
+      ));
     });
 
     afterAll(() => service?.stop());
 
     it('answers the order, the lists, the export, the feed and the audit list from the replica, and counts them', async () => {
-      const partner = await fixtures.partner();
-      const product = await fixtures.product();
-      const placed = await request(service.url)
-        .post('/api/v2/order')
-        .set('Authorization', `Bearer ${partner.token}`)
-        .send(orderBody(product.id))
-        .expect(201);
+      const { partner, orderId } = await fixtures.partnerWithOrder();
       const before = await reads(metricsPort, 'replica', 'caught_up');
-      const made = await replicaReads(service, admin, partner, Number(placed.body.orders[0].order_id));
+      const made = await replicaReads(service, admin, partner, orderId);
       expect((await reads(metricsPort, 'replica', 'caught_up')) - before).toBe(made);
       expect(await reads(metricsPort, 'primary', 'replica_behind')).toBe(0);
       expect(await reads(metricsPort, 'primary', 'replica_unavailable')).toBe(0);
@@ -215,32 +232,17 @@ describe('read replicas (DATABASE_REPLICA_URL): routing, fallback and write posi
     let fixtures: Fixtures;
 
     beforeAll(async () => {
-      const databaseUrl = await createTestDatabase();
-      metricsPort = await findFreePort();
       const nobody = await findFreePort();
-      service = await startService({
-        env: {
-          DATABASE_URL: databaseUrl,
-          DATABASE_REPLICA_URL: `postgres://orders:replica-password-q7Zk@127.0.0.1:${nobody}/orders`,
-          METRICS_PORT: String(metricsPort),
-          WEBHOOK_DISPATCHER: 'false',
-        },
-      });
-      admin = await issueAdminToken(databaseUrl);
-      fixtures = new Fixtures(service.url, admin);
+      ({ service, metricsPort, admin, fixtures } = await startWithReplica(
+        () => `postgres://orders:replica-password-q7Zk@127.0.0.1:${nobody}/orders`,
+      ));
     });
 
     afterAll(() => service?.stop());
 
     it('costs no request: the primary answers every read, counted as replica_unavailable, and the log says so once', async () => {
-      const partner = await fixtures.partner();
-      const product = await fixtures.product();
-      const placed = await request(service.url)
-        .post('/api/v2/order')
-        .set('Authorization', `Bearer ${partner.token}`)
-        .send(orderBody(product.id))
-        .expect(201);
-      const made = await replicaReads(service, admin, partner, Number(placed.body.orders[0].order_id));
+      const { partner, orderId } = await fixtures.partnerWithOrder();
+      const made = await replicaReads(service, admin, partner, orderId);
       expect(await reads(metricsPort, 'primary', 'replica_unavailable')).toBe(made);
       expect(await reads(metricsPort, 'replica', 'caught_up')).toBe(0);
       const warnings = service.logs().filter((line) => String(line.msg).startsWith('A read replica failed'));
@@ -257,14 +259,8 @@ describe('read replicas (DATABASE_REPLICA_URL): routing, fallback and write posi
     try {
       const admin = await issueAdminToken(service.databaseUrl!);
       const fixtures = new Fixtures(service.url, admin);
-      const partner = await fixtures.partner();
-      const product = await fixtures.product();
-      const placed = await request(service.url)
-        .post('/api/v2/order')
-        .set('Authorization', `Bearer ${partner.token}`)
-        .send(orderBody(product.id))
-        .expect(201);
-      const made = await replicaReads(service, admin, partner, Number(placed.body.orders[0].order_id));
+      const { partner, orderId } = await fixtures.partnerWithOrder();
+      const made = await replicaReads(service, admin, partner, orderId);
       expect(await reads(metricsPort, 'primary', 'no_replica')).toBe(made);
     } finally {
       await service.stop();

@@ -10,8 +10,8 @@ import { startWebhookReceiver, type WebhookReceiver } from './harness/webhook-re
 
 /**
  * The SQL the service sends, reviewed as SQL: each scenario's statements (from the request log's `sql`, with
- * LOG_SQL=true; the webhook dispatcher's from its iteration's job line) are compared with
- * `queries/<scenario>.sql`, one statement per paragraph, whitespace collapsed. A change that alters a statement
+ * LOG_SQL=true; the webhook dispatcher's and the periodic jobs' from their iterations' job lines) are compared
+ * with `queries/<scenario>.sql`, one statement per paragraph, whitespace collapsed. A change that alters a statement
  * fails here with the diff; `UPDATE_SQL_SNAPSHOTS=1 npx jest test/sql-snapshots.e2e-spec.ts` rewrites the files,
  * and the diff is reviewed with the change. The files sit at the top of the repository, outside `src/`: they
  * span modules, and rewriting them never makes the build stale.
@@ -246,5 +246,15 @@ describe('SQL snapshots (queries/*.sql)', () => {
       () => 'no dispatcher iteration line with the delivery',
     );
     expectSnapshot('webhook-delivery', iteration!.sql as string[]);
+  });
+
+  it('periodic jobs: the idempotency keys’ cleanup and the delivery log’s purge, as each ran at start', async () => {
+    const runOf = (job: string) => service.logs().find((line) => line.job === job);
+    await eventually(
+      () => runOf('idempotency-cleanup') !== undefined && runOf('webhook-log-purge') !== undefined,
+      () => 'no job line of a periodic job’s first run',
+    );
+    expectSnapshot('idempotency-cleanup', runOf('idempotency-cleanup')!.sql as string[]);
+    expectSnapshot('webhook-log-purge', runOf('webhook-log-purge')!.sql as string[]);
   });
 });

@@ -62,6 +62,18 @@ export class Fixtures {
     return response.body.token as string;
   }
 
+  /** A partner of a new company on SK, and an order it placed of a new product. */
+  async partnerWithOrder(): Promise<{ partner: Partner; productId: number; orderId: number }> {
+    const partner = await this.partner();
+    const productId = (await this.product()).id;
+    const placed = await request(this.url)
+      .post('/api/v2/order')
+      .set('Authorization', `Bearer ${partner.token}`)
+      .send(orderBody(productId));
+    expect(placed.status).toBe(201);
+    return { partner, productId, orderId: Number(placed.body.orders[0].order_id) };
+  }
+
   async product(variations: string[] = [], name = unique('Terminal')): Promise<ProductView> {
     const response = await this.post('/api/v2/admin/products', {
       name,

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Pool } from 'pg';
+import request from 'supertest';
 import { type ProcessResult, runNode } from './run-node';
 import { createTestDatabase, directUrlOf, TEST_DEVICE_CREDENTIALS_KEY } from './test-database';
 
@@ -185,3 +186,9 @@ export function startServiceExpectingFailure(
     cwd,
   );
 }
+
+/** Requests to a running service's API (supertest): `api(service).get(path).set(as(token))`. */
+export const api = (service: RunningService) => request(service.url);
+
+/** The Authorization header that presents a bearer token. */
+export const as = (token: string) => ({ Authorization: `Bearer ${token}` });

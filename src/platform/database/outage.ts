@@ -4,16 +4,17 @@ import type { ServiceLogger } from '../logging/loggers';
 const OUTAGE_MAX_DELAY_MS = 10_000;
 
 /**
- * What a background loop on the database (the webhook dispatcher, the NOTIFY listener) does while its work keeps
- * failing: one warning when the outage starts and one line when it ends, none in between, and tries spaced out
- * from `baseMs`, doubling up to OUTAGE_MAX_DELAY_MS, instead of a warning with a stack at every poll.
+ * What a background loop on the database (the webhook dispatcher, the NOTIFY listener, the periodic jobs) does
+ * while its work keeps failing: one warning when the outage starts and one line when it ends, none in between,
+ * and tries spaced out from `baseMs`, doubling up to OUTAGE_MAX_DELAY_MS, instead of a warning with a stack at
+ * every poll.
  */
 export class Outage {
   private startedAt?: number;
   private failures = 0;
 
   constructor(
-    private readonly logger: ServiceLogger,
+    private readonly logger: Pick<ServiceLogger, 'info' | 'warn'>,
     /** What stops while it lasts, for the log lines: "Webhook dispatch", say. */
     private readonly work: string,
     private readonly baseMs: number,

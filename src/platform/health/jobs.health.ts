@@ -5,9 +5,9 @@ import type { Environment } from '../config/environment';
 import { JobLog } from '../logging/job-log';
 
 /**
- * Whether a worker's background jobs run: down while an iteration has outrun its bound (a dispatcher stuck on
- * something), so a worker that cannot do its work is not ready. Only a worker (SERVICE_ROLE=worker) checks it:
- * an `all` instance's readiness stays what the load balancer needs for the API.
+ * Whether a worker's background jobs run: down while an iteration has outrun its bound (a dispatcher or a
+ * periodic job stuck on something), so a worker that cannot do its work is not ready. Only a worker
+ * (SERVICE_ROLE=worker) checks it: an `all` instance's readiness stays what the load balancer needs for the API.
  */
 @Injectable()
 export class JobsHealthIndicator {
