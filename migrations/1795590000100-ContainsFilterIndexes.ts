@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { createIndexConcurrently, online } from './support/online-ddl';
 
 /** The columns of the admin lists' "contains" filters (`ILIKE '%…%'`), each with its index. */
 const FILTERED = [
@@ -20,12 +21,15 @@ export class ContainsFilterIndexes1795590000100 implements MigrationInterface {
   name = 'ContainsFilterIndexes1795590000100';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
-    for (const [table, column, index] of FILTERED) {
-      await queryRunner.query(
-        `CREATE INDEX CONCURRENTLY IF NOT EXISTS "${index}" ON "${table}" USING gin ("${column}" gin_trgm_ops)`,
-      );
-    }
+    await online(queryRunner, async () => {
+      await queryRunner.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
+      for (const [table, column, index] of FILTERED)
+        await createIndexConcurrently(
+          queryRunner,
+          index,
+          `ON "${table}" USING gin ("${column}" gin_trgm_ops)`,
+        );
+    });
   }
 
   public async down(queryRunner: QueryRunner): Promise<void> {

@@ -229,4 +229,28 @@ describe('the delivery type migration (1795590000000)', () => {
       await db.end();
     }
   });
+
+  it('builds again an index that an interrupted concurrent build left invalid', async () => {
+    const url = await createTestDatabase();
+    const db = new Client({ connectionString: url });
+    await db.connect();
+    try {
+      // What a build cancelled half-way leaves: the index there, marked invalid, and the migration not recorded.
+      await db.query(`DELETE FROM migrations WHERE name = 'ContainsFilterIndexes1795590000100'`);
+      await db.query(
+        `UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'companies_name_trgm_idx'::regclass`,
+      );
+
+      const migrated = await runMigrations(url);
+      expect(migrated).toMatchObject({ code: 0, json: { applied: ['ContainsFilterIndexes1795590000100'] } });
+      const invalid = await db.query(
+        `SELECT indexrelid::regclass::text AS name FROM pg_index WHERE NOT indisvalid`,
+      );
+      expect(invalid.rows).toEqual([]);
+      const rebuilt = await db.query(`SELECT 1 FROM pg_class WHERE relname = 'companies_name_trgm_idx'`);
+      expect(rebuilt.rowCount).toBe(1);
+    } finally {
+      await db.end();
+    }
+  });
 });
