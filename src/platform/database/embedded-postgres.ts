@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
@@ -68,22 +68,53 @@ function runningServer(clusterDir: string): { pid: number; port: number } | unde
   }
 }
 
-/** Where the process that started the cluster's server writes its pid, beside the password. */
+/** Where the process that started the cluster's server writes its pid and the server's, beside the password. */
 const OWNER_FILE = 'postgres.owner';
 /** How long an abandoned server may take to stop (fast shutdown: it rolls back what was open and checkpoints). */
 const ABANDONED_STOP_TIMEOUT_MS = 30_000;
 
-/** Whether the process that started the running server has ended (killed, say, as it never stopped it). */
-function ownerEnded(dir: string): boolean {
+/**
+ * Whether the server `running` was started by a process that has ended (killed, say, as it never stopped it):
+ * the owner file names that server's pid and an owner pid no process has. Anything else (no file, another
+ * server's pid, an owner alive or not ours to signal) is not abandoned.
+ */
+function ownerEnded(dir: string, serverPid: number): boolean {
   const file = join(dir, OWNER_FILE);
   if (!existsSync(file)) return false;
-  const pid = Number.parseInt(readFileSync(file, 'utf8'), 10);
-  if (!Number.isInteger(pid) || pid <= 0) return false;
+  const [owner, server] = readFileSync(file, 'utf8').trim().split(' ').map(Number);
+  if (!Number.isInteger(owner) || owner <= 0 || server !== serverPid) return false;
   try {
-    process.kill(pid, 0);
+    process.kill(owner, 0);
     return false;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/** How long the sessions of an ended owner may take to end before a remaining one counts as a client's. */
+const OWNER_SESSIONS_GRACE_MS = 3_000;
+
+/**
+ * Whether a client (a CLI or a migration that attached to the server) is connected to it, or it cannot be
+ * asked. The sessions of the owner that ended are given a moment to end with it.
+ */
+async function inUse(adminUrl: string): Promise<boolean> {
+  const client = new Client({ connectionString: adminUrl });
+  try {
+    await client.connect();
+    for (const until = Date.now() + OWNER_SESSIONS_GRACE_MS; ;) {
+      const result = await client.query<{ count: number }>(
+        `SELECT count(*)::int AS count FROM pg_stat_activity
+         WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()`,
+      );
+      if (result.rows[0].count === 0) return false;
+      if (Date.now() > until) return true;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } catch {
+    return true;
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 
@@ -94,7 +125,7 @@ async function stopAbandoned(clusterDir: string, pid: number): Promise<boolean> 
   } catch {
     return false;
   }
-  for (const until = Date.now() + ABANDONED_STOP_TIMEOUT_MS; Date.now() < until; ) {
+  for (const until = Date.now() + ABANDONED_STOP_TIMEOUT_MS; Date.now() < until;) {
     if (!runningServer(clusterDir)) return true;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -117,8 +148,8 @@ async function ensureDatabase(adminUrl: string, database: string): Promise<void>
  * server as the `postgres` system user (creating it if needed), since PostgreSQL refuses to run as root, with
  * the binaries and the cluster where that user can reach them (root-runtime.ts).
  * When another process (`npm start`, say) already runs this cluster, it attaches to that server instead (or
- * refuses, for a service). A server whose starting process has ended (killed without stopping it) is stopped
- * first and started again by this process, which then owns it (`<dir>/postgres.owner`).
+ * refuses, for a service). A server whose starting process has ended (killed without stopping it) and that no
+ * client uses is stopped first and started again by this process, which then owns it (`<dir>/postgres.owner`).
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const dir = resolve(options.dir);
@@ -128,7 +159,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const password = await readOrCreateSecretFile(join(dir, 'postgres.password'), 24);
   let running = runningServer(clusterDir);
   let abandonedPid: number | undefined;
-  if (running && ownerEnded(dir) && (await stopAbandoned(clusterDir, running.pid))) {
+  if (
+    running &&
+    ownerEnded(dir, running.pid) &&
+    !(await inUse(`postgres://postgres:${password}@127.0.0.1:${running.port}/postgres`)) &&
+    (await stopAbandoned(clusterDir, running.pid))
+  ) {
     abandonedPid = running.pid;
     running = undefined;
   }
@@ -183,13 +219,16 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       'DATABASE_URL',
     );
   }
-  await writeFile(join(dir, OWNER_FILE), String(process.pid));
+  await writeFile(join(dir, OWNER_FILE), `${process.pid} ${runningServer(clusterDir)?.pid ?? 0}`);
   const base = `postgres://postgres:${password}@127.0.0.1:${port}`;
   await ensureDatabase(`${base}/postgres`, options.database);
   return {
     abandonedPid,
     adminUrl: `${base}/postgres`,
     url: `${base}/${options.database}`,
-    stop: () => server.stop(),
+    stop: async () => {
+      await server.stop();
+      await rm(join(dir, OWNER_FILE), { force: true });
+    },
   };
 }
