@@ -23,12 +23,12 @@ export class IdempotencyCleanup {
       intervalMs: CLEANUP_INTERVAL_MS,
       work: 'Deleting expired idempotency keys',
       logger,
-      run: () => this.deleteExpired(),
+      run: (until) => this.deleteExpired(until),
     });
   }
 
-  private async deleteExpired(): Promise<RunReport | undefined> {
-    const deleted = await this.idempotency.deleteExpired();
+  private async deleteExpired(until: number): Promise<RunReport | undefined> {
+    const deleted = await this.idempotency.deleteExpired(until);
     return deleted > 0
       ? { fields: { event: 'idempotency_keys_expired', deleted }, message: 'Expired keys deleted' }
       : undefined;

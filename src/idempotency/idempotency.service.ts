@@ -3,6 +3,7 @@ import { errorResponseOf } from '../platform/http/exception.filter';
 import { type ErrorResponse, ReplayedErrorResponse } from '../platform/http/error-responses';
 import { SecretSealer } from '../platform/formats/secret-sealer';
 import { UnitOfWork } from '../platform/database/unit-of-work';
+import { inBatches } from '../platform/jobs/periodic-job';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError } from './idempotency.errors';
 import { IdempotencyRepository } from './idempotency.repository';
 
@@ -94,12 +95,8 @@ export class IdempotencyService {
     return outcome;
   }
 
-  /** Removes keys past their 24 hours, in batches; returns how many. */
-  async deleteExpired(batchSize = 1_000): Promise<number> {
-    let total = 0;
-    for (let deleted = batchSize; deleted === batchSize; total += deleted) {
-      deleted = await this.keys.deleteExpired(batchSize);
-    }
-    return total;
+  /** Removes keys past their 24 hours, in batches, until none is left or `until` has passed; returns how many. */
+  deleteExpired(until: number, batchSize = 1_000): Promise<number> {
+    return inBatches(() => this.keys.deleteExpired(batchSize), batchSize, until);
   }
 }

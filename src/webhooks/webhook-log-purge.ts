@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../platform/config/environment';
-import { PeriodicJobs, type RunReport } from '../platform/jobs/periodic-job';
+import { inBatches, PeriodicJobs, type RunReport } from '../platform/jobs/periodic-job';
 import { ServiceLogger } from '../platform/logging/loggers';
 import { WebhooksRepository } from './webhooks.repository';
 
@@ -12,7 +12,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * Keeps the delivery log bounded: a periodic job (at start and every 10 minutes, where SERVICE_ROLE runs the
  * periodic jobs) that deletes the deliveries (and their attempts) that finished and were created more than
- * WEBHOOK_LOG_RETENTION_DAYS ago, in batches. Pending deliveries are never deleted. Deleting what another
+ * WEBHOOK_LOG_RETENTION_DAYS ago, in batches (a backlog over several runs). Pending deliveries are never deleted. Deleting what another
  * instance already deleted is harmless.
  */
 @Injectable()
@@ -32,16 +32,13 @@ export class WebhookLogPurge {
       intervalMs: PURGE_INTERVAL_MS,
       work: 'Purging the webhook delivery log',
       logger,
-      run: () => this.purge(),
+      run: (until) => this.purge(until),
     });
   }
 
-  private async purge(): Promise<RunReport | undefined> {
+  private async purge(until: number): Promise<RunReport | undefined> {
     const before = new Date(Date.now() - this.retentionMs);
-    let total = 0;
-    for (let deleted = BATCH_SIZE; deleted === BATCH_SIZE; total += deleted) {
-      deleted = await this.webhooks.purgeFinished(before, BATCH_SIZE);
-    }
+    const total = await inBatches(() => this.webhooks.purgeFinished(before, BATCH_SIZE), BATCH_SIZE, until);
     return total > 0
       ? { fields: { event: 'webhook_log_purged', deleted: total }, message: 'Old deliveries deleted' }
       : undefined;

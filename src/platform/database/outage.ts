@@ -4,10 +4,10 @@ import type { ServiceLogger } from '../logging/loggers';
 const OUTAGE_MAX_DELAY_MS = 10_000;
 
 /**
- * What a background loop on the database (the webhook dispatcher, the NOTIFY listener, the periodic jobs) does
- * while its work keeps failing: one warning when the outage starts and one line when it ends, none in between,
- * and tries spaced out from `baseMs`, doubling up to OUTAGE_MAX_DELAY_MS, instead of a warning with a stack at
- * every poll.
+ * What a background loop on the database (the webhook dispatcher, the NOTIFY listener) does while its work keeps
+ * failing: one warning when the outage starts and one line when it ends, none in between, and tries spaced out
+ * from `baseMs`, doubling up to OUTAGE_MAX_DELAY_MS, instead of a warning with a stack at every poll. The
+ * periodic jobs use its two lines only: they try again at their next interval.
  */
 export class Outage {
   private startedAt?: number;

@@ -1,6 +1,6 @@
 import { Iterations } from '../logging/iterations';
 import type { LogFields } from '../logging/log-lines';
-import { type PeriodicJob, PeriodicJobs, type RunReport } from './periodic-job';
+import { inBatches, type PeriodicJob, PeriodicJobs, type RunReport } from './periodic-job';
 
 const INTERVAL_MS = 10 * 60 * 1000;
 
@@ -174,5 +174,29 @@ describe('a periodic job (PeriodicJobs)', () => {
     jobs.onApplicationBootstrap();
     await jest.advanceTimersByTimeAsync(3 * INTERVAL_MS);
     expect([cleanup.runs.length, intervals.size, iterationsRun.length]).toEqual([0, 0, 0]);
+  });
+});
+
+describe('inBatches', () => {
+  it('runs batches until one does fewer than a full batch, and counts what they did', async () => {
+    const sizes = [3, 3, 1, 3];
+    const batch = jest.fn(() => Promise.resolve(sizes.shift()!));
+    expect(await inBatches(batch, 3, Date.now() + 60_000)).toBe(7);
+    expect(batch).toHaveBeenCalledTimes(3);
+  });
+
+  it('stops after the batch in progress once its time is up, leaving the rest to the next run', async () => {
+    let now = 1_000;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => now);
+    try {
+      const batch = jest.fn(() => {
+        now += 400;
+        return Promise.resolve(3);
+      });
+      expect(await inBatches(batch, 3, 2_000)).toBe(9);
+      expect(batch).toHaveBeenCalledTimes(3);
+    } finally {
+      clock.mockRestore();
+    }
   });
 });
