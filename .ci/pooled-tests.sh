@@ -8,8 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PG_BIN=${POOLED_TESTS_PG_BIN:-/usr/lib/postgresql/15/bin}
-PG_PORT=${POOLED_TESTS_PG_PORT:-45432}
-POOLER_PORT=${POOLED_TESTS_POOLER_PORT:-46432}
+PG_PORT=${POOLED_TESTS_PG_PORT:-23432}
+POOLER_PORT=${POOLED_TESTS_POOLER_PORT:-23434}
 state=$(mktemp -d /tmp/roa-pooled-tests.XXXXXX)
 chmod 755 "$state"
 

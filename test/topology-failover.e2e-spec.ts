@@ -16,16 +16,16 @@ const missing = missingForTopology('test/topology-failover.e2e-spec.ts');
 /** Ports of their own, so this spec runs beside test/topology.e2e-spec.ts and a topology started by hand. */
 const TOPOLOGY_ENV = {
   TOPOLOGY_DIR: join(tmpdir(), `roa-topology-failover-${process.pid}`),
-  TOPOLOGY_PRIMARY_PORT: '35432',
-  TOPOLOGY_POSTGRES_PORT: '35430',
-  TOPOLOGY_REPLICA_PORT: '35433',
-  TOPOLOGY_PGBOUNCER_PORT: '36432',
-  TOPOLOGY_HAPROXY_PORT: '38080',
-  TOPOLOGY_HAPROXY_STATS_PORT: '38404',
-  TOPOLOGY_API1_PORT: '38081',
-  TOPOLOGY_API2_PORT: '38082',
-  TOPOLOGY_WORKER_PORT: '38083',
-  TOPOLOGY_METRICS_BASE_PORT: '39464',
+  TOPOLOGY_PRIMARY_PORT: '20432',
+  TOPOLOGY_POSTGRES_PORT: '20430',
+  TOPOLOGY_REPLICA_PORT: '20433',
+  TOPOLOGY_PGBOUNCER_PORT: '20434',
+  TOPOLOGY_HAPROXY_PORT: '20480',
+  TOPOLOGY_HAPROXY_STATS_PORT: '20484',
+  TOPOLOGY_API1_PORT: '20481',
+  TOPOLOGY_API2_PORT: '20482',
+  TOPOLOGY_WORKER_PORT: '20483',
+  TOPOLOGY_METRICS_BASE_PORT: '20464',
   // One partner token places hundreds of orders a minute here: the rate limit is not what is tested.
   TOPOLOGY_RATE_LIMIT_PER_MINUTE: '1000000',
 };

@@ -38,20 +38,20 @@ if (missing.length === 0 && !root)
 /** Ports of their own, apart from the script's defaults and the other topology specs' (jest may run them at once). */
 const TOPOLOGY_ENV = {
   TOPOLOGY_DIR: join(tmpdir(), `roa-topology-replica-spec-${process.pid}`),
-  TOPOLOGY_POSTGRES_PORT: '45430',
-  TOPOLOGY_PRIMARY_PORT: '45432',
-  TOPOLOGY_REPLICA_PORT: '45433',
-  TOPOLOGY_PGBOUNCER_PORT: '46432',
-  TOPOLOGY_HAPROXY_PORT: '48080',
-  TOPOLOGY_HAPROXY_STATS_PORT: '48404',
-  TOPOLOGY_API1_PORT: '48081',
-  TOPOLOGY_API2_PORT: '48082',
-  TOPOLOGY_WORKER_PORT: '48083',
-  TOPOLOGY_METRICS_BASE_PORT: '49464',
+  TOPOLOGY_POSTGRES_PORT: '22430',
+  TOPOLOGY_PRIMARY_PORT: '22432',
+  TOPOLOGY_REPLICA_PORT: '22433',
+  TOPOLOGY_PGBOUNCER_PORT: '22434',
+  TOPOLOGY_HAPROXY_PORT: '22480',
+  TOPOLOGY_HAPROXY_STATS_PORT: '22484',
+  TOPOLOGY_API1_PORT: '22481',
+  TOPOLOGY_API2_PORT: '22482',
+  TOPOLOGY_WORKER_PORT: '22483',
+  TOPOLOGY_METRICS_BASE_PORT: '22464',
   // The webhook receiver listens on 127.0.0.1.
   TOPOLOGY_WEBHOOK_ALLOW_PRIVATE: 'true',
 };
-const API_METRICS_PORTS = [49464, 49465];
+const API_METRICS_PORTS = [22464, 22465];
 
 const { run: topology, readEnv: readTopologyEnv } = topologyScript(TOPOLOGY_ENV, 90_000);
 
