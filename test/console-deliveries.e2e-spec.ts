@@ -192,7 +192,9 @@ describe('the console finds a delivery and shows what it sent and got back', () 
     await expectAccessible(page, 'delivery-retried');
 
     await press(`Webhooks of company ${companyId}`, 'link');
-    await page.getByRole('heading', { name: `Webhooks of company ${companyId}` }).waitFor();
+    // The company's screen, headed with its name (known from the visit before, or once it loads).
+    await page.getByRole('heading', { name: 'Webhooks of Pizzeria Napoli (SK)' }).waitFor();
+    expect(new URL(page.url()).hash).toBe(`#/companies/${companyId}/webhooks`);
     expect(cspViolations).toEqual([]);
   });
 
