@@ -7,7 +7,7 @@
  * @type {import('jest').Config}
  */
 module.exports = {
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/test/harness/in-process-environment.ts',
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testRegex: '\\.(spec|e2e-spec)\\.ts$',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },

@@ -1,19 +1,8 @@
 import 'reflect-metadata';
 import { setFlagsFromString } from 'node:v8';
-import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { AppModule } from './app.module';
-import { serveAdminConsole } from './platform/http/admin-console';
-import { allowCors, setSecurityHeaders } from './platform/http/http-security';
-import { inSequence } from './platform/http/middleware-sequence';
-import { setupOpenApi } from './platform/openapi/openapi';
-import { refuseInvalidHost } from './platform/http/public-url';
-import { RequestBodyInterceptor } from './platform/http/request-body';
-import { refuseMalformedPath } from './platform/http/request-path';
-import { onlyWorkerRoutes } from './platform/http/worker-routes';
-import { createValidationPipe } from './kernel/validation';
-import { type Environment, validateEnvironment } from './platform/config/environment';
-import { dutiesOf } from './platform/config/service-role';
+import { validateEnvironment } from './platform/config/environment';
+import { createApp } from './app';
 import { assertRedisReachable } from './platform/config/redis-check';
 import { startupFailureLine } from './platform/config/startup-error';
 import { assertPortFree } from './platform/database/free-port';
@@ -26,9 +15,7 @@ import {
   type ResolvedDatabase,
 } from './platform/database/local-database';
 import { prepareDemo } from './demo/demo-seed';
-import { createRequestLog } from './platform/logging/logger.options';
 import { FrameworkLogger } from './platform/logging/loggers';
-import { httpMetrics } from './platform/metrics/http-metrics';
 
 /**
  * How far V8 lets the old generation grow past what the last full collection kept before it collects again:
@@ -41,51 +28,6 @@ const HEAP_GROWING_PERCENT = 50;
 
 /** Requests still running when SIGTERM arrives get this long to finish before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 25_000;
-
-const BODY_LIMIT = '1mb';
-
-async function createApp(
-  env: Environment,
-  databaseUrl: string,
-  deviceCredentialsKey: Buffer,
-): Promise<NestExpressApplication> {
-  const requestLog = createRequestLog(
-    env.LOG_LEVEL,
-    env.NODE_ENV !== 'production' && process.stdout.isTTY,
-    env.LOG_SQL,
-  );
-  const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot({ env, databaseUrl, logger: requestLog.logger, deviceCredentialsKey }),
-    {
-      bufferLogs: true,
-      // A failed start is reported by bootstrap's one line: no abort, and none of the buffered framework lines.
-      abortOnError: false,
-      autoFlushLogs: false,
-      bodyParser: false,
-    },
-  );
-  app.useLogger(app.get(FrameworkLogger));
-  app.flushLogs();
-  app.disable('x-powered-by');
-  // The only ETag is an order's version (CONTRACT §8), set where an order is returned; no content hashes.
-  app.set('etag', false);
-  // What every request crosses, as two Express layers (inSequence) rather than one layer each.
-  app.use(inSequence(...httpMetrics(app), requestLog.middleware, setSecurityHeaders()));
-  if (!dutiesOf(env).api) {
-    app.use(onlyWorkerRoutes);
-    return app;
-  }
-  allowCors(app, env.CORS_ORIGINS);
-  serveAdminConsole(app);
-  app.use(inSequence(refuseInvalidHost, refuseMalformedPath));
-  // The body is read after the guards: who calls, within which budget, decides whether it is read at all.
-  app.useGlobalInterceptors(
-    new RequestBodyInterceptor({ limit: BODY_LIMIT, timeoutMs: env.REQUEST_BODY_TIMEOUT_MS }),
-  );
-  app.useGlobalPipes(createValidationPipe());
-  setupOpenApi(app, env.PUBLIC_BASE_URL);
-  return app;
-}
 
 function onShutdownSignal(app: NestExpressApplication, database: ResolvedDatabase): void {
   let closing = false;

@@ -1,7 +1,6 @@
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { Fixtures, orderBody, type Partner, unique } from './harness/factories';
-import { startService, type RunningService } from './harness/service';
 
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
 const NOT_FOUND = { success: false, message: 'Order not found.' };
@@ -20,7 +19,7 @@ interface CommentRow {
 }
 
 describe('comments: a partner comments on an order', () => {
-  let service: RunningService;
+  let service: TestApp;
   let admin: string;
   let alice: Partner;
   let bob: Partner;
@@ -67,10 +66,10 @@ describe('comments: a partner comments on an order', () => {
   }
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: { RATE_LIMIT_PER_MINUTE: '100000', ADMIN_RATE_LIMIT_PER_MINUTE: '100000' },
     });
-    admin = await issueAdminToken(service.databaseUrl!);
+    admin = await issueAdminToken(service);
     const fixtures = new Fixtures(service.url, admin);
     alice = await fixtures.partner();
     bob = await fixtures.partnerOf(alice.companyId);

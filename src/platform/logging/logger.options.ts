@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
 import prettyStream from 'pino-pretty';
 import type { LogLevel } from '../config/environment';
 import { type RequestContext, runInRequestContext } from '../http/request-context';
@@ -56,6 +56,9 @@ export function requestId(request: IncomingMessage, response: ServerResponse): s
   return id;
 }
 
+/** Where the lines go instead of stdout: anything pino can write to (the in-process specs collect them). */
+export type LogDestination = DestinationStream;
+
 export interface RequestLog {
   /** The process's logger: everything logs through it, to stdout. */
   logger: Logger;
@@ -76,15 +79,22 @@ export interface RequestLog {
  * written synchronously on the way out (pino registers that flush on `exit`; `flush` is for an orderly stop).
  * `pretty`: one readable line per entry for a developer's terminal (pino-pretty) instead of JSON.
  */
-export function createRequestLog(level: LogLevel, pretty = false, logSql = false): RequestLog {
-  const destination = pretty
-    ? prettyStream({
-        ignore: 'pid,hostname,req,res',
-        translateTime: 'SYS:HH:MM:ss.l',
-        singleLine: true,
-        messageFormat: '{msg}{if req.method}: {req.method} {req.path} {res.status} in {durationMs} ms{end}',
-      })
-    : pino.destination({ dest: 1, sync: false });
+export function createRequestLog(
+  level: LogLevel,
+  pretty = false,
+  logSql = false,
+  given?: LogDestination,
+): RequestLog {
+  const destination =
+    given ??
+    (pretty
+      ? prettyStream({
+          ignore: 'pid,hostname,req,res',
+          translateTime: 'SYS:HH:MM:ss.l',
+          singleLine: true,
+          messageFormat: '{msg}{if req.method}: {req.method} {req.path} {res.status} in {durationMs} ms{end}',
+        })
+      : pino.destination({ dest: 1, sync: false }));
   const logger = pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
   // The request lines are built here from named scalars only, so they skip the redaction walk (which copied
   // every line's object: a tenth of what a request allocated).
