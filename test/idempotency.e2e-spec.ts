@@ -139,7 +139,7 @@ describe('Idempotency-Key on partner writes (CONTRACT §4)', () => {
     const body = orderBody(productId);
     const other = await startApp({
       env: {
-        DATABASE_URL: service.databaseUrl!,
+        DATABASE_URL: service.databaseUrl,
         WEBHOOK_DISPATCHER: 'false',
         RATE_LIMIT_PER_MINUTE: '100000',
       },
@@ -309,7 +309,7 @@ describe('Idempotency-Key on partner writes (CONTRACT §4)', () => {
       [partner.companyId],
     );
     const second = await startApp({
-      env: { DATABASE_URL: service.databaseUrl!, WEBHOOK_DISPATCHER: 'false' },
+      env: { DATABASE_URL: service.databaseUrl, WEBHOOK_DISPATCHER: 'false' },
     });
     try {
       const keysLeft = async () =>

@@ -151,7 +151,7 @@ describe('identity: tokens, roles, the admin API and the audit trail', () => {
 
   describe('revocation across instances', () => {
     it('refuses a revoked token at once on another instance that had just accepted it', async () => {
-      const other = await startApp({ env: { DATABASE_URL: service.databaseUrl! } });
+      const other = await startApp({ env: { DATABASE_URL: service.databaseUrl } });
       try {
         const partner = await issuePartner();
         await request(other.url)
@@ -657,7 +657,7 @@ describe('identity: tokens, roles, the admin API and the audit trail', () => {
 
     it('records CLI changes with no token and a "cli:" user name', async () => {
       const name = unique('Cli Bistro');
-      const result = await runCli(service.databaseUrl!, ['companies:create', '--name', name, '--site', 'SK']);
+      const result = await runCli(service.databaseUrl, ['companies:create', '--name', name, '--site', 'SK']);
       expect(result.code).toBe(0);
       const id = result.json!.id as number;
       const events = await auditEvents(`company_id=${id}`);

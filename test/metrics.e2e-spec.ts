@@ -196,7 +196,7 @@ describe('Prometheus metrics on their own port (METRICS_PORT)', () => {
 
   it('refuses to start with one clear line when its metrics port is taken', async () => {
     const result = await startServiceExpectingFailure({
-      DATABASE_URL: service.databaseUrl!,
+      DATABASE_URL: service.databaseUrl,
       METRICS_PORT: String(metricsPort),
       PORT: '0',
     });

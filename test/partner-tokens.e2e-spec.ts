@@ -244,7 +244,7 @@ describe('partner tokens with less power: read-only tokens and token rolls (CONT
 
     it('issues a read-only token with the CLI (--read-only)', async () => {
       const partner = await fixtures.partner();
-      const result = await runCli(service.databaseUrl!, [
+      const result = await runCli(service.databaseUrl, [
         'tokens:create',
         '--role',
         'partner',
@@ -413,7 +413,7 @@ describe('partner tokens with less power: read-only tokens and token rolls (CONT
 
     it('rolls with the CLI (tokens:roll)', async () => {
       const partner = await fixtures.partner();
-      const result = await runCli(service.databaseUrl!, [
+      const result = await runCli(service.databaseUrl, [
         'tokens:roll',
         '--id',
         String(partner.tokenId),
@@ -426,7 +426,7 @@ describe('partner tokens with less power: read-only tokens and token rolls (CONT
         .get('/api/v2/orders')
         .set(as(result.json!.token as string))
         .expect(200);
-      const late = await runCli(service.databaseUrl!, [
+      const late = await runCli(service.databaseUrl, [
         'tokens:roll',
         '--id',
         String(partner.tokenId),
@@ -439,7 +439,7 @@ describe('partner tokens with less power: read-only tokens and token rolls (CONT
     });
 
     it('refuses the old secret on another instance that had it cached, once a roll ends it', async () => {
-      const other = await startApp({ env: { DATABASE_URL: service.databaseUrl! } });
+      const other = await startApp({ env: { DATABASE_URL: service.databaseUrl } });
       try {
         const partner = await fixtures.partner();
         await request(other.url).get('/api/v2/orders').set(as(partner.token)).expect(200);

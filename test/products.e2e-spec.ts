@@ -405,7 +405,7 @@ describe('products: the partner catalogue, the admin routes and products:import'
         ]),
       );
       const before = await countProducts();
-      const result = await runCli(service.databaseUrl!, ['products:import', file]);
+      const result = await runCli(service.databaseUrl, ['products:import', file]);
       expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
       expect(result.json).toEqual({ imported: 2, products: expect.any(Array) });
       expect(result.stdout.trim().split('\n')).toHaveLength(1);
@@ -440,7 +440,7 @@ describe('products: the partner catalogue, the admin routes and products:import'
         const valid = unique('AllOrNone');
         const file = importFile(`${unique('bad')}.json`, content.replace('VALID', valid));
         const before = await countProducts();
-        const result = await runCli(service.databaseUrl!, ['products:import', file]);
+        const result = await runCli(service.databaseUrl, ['products:import', file]);
         expect(result.code).not.toBe(0);
         expect(result.stderr.trim().length).toBeGreaterThan(0);
         expect(result.stdout).toBe('');
@@ -452,7 +452,7 @@ describe('products: the partner catalogue, the admin routes and products:import'
 
     it('refuses a file that does not exist, importing nothing', async () => {
       const before = await countProducts();
-      const result = await runCli(service.databaseUrl!, ['products:import', join(dir, 'missing.json')]);
+      const result = await runCli(service.databaseUrl, ['products:import', join(dir, 'missing.json')]);
       expect(result.code).not.toBe(0);
       expect(result.stderr.trim().length).toBeGreaterThan(0);
       expect(result.stdout).toBe('');

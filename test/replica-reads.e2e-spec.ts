@@ -15,7 +15,7 @@ const orderIds = (body: unknown): number[] =>
   (body as Page<{ order_id: number }>).data.map((order) => order.order_id);
 
 /**
- * DATABASE_REPLICA_URL without a streaming replica (test/topology-replica.e2e-spec.ts has one): a "replica"
+ * DATABASE_REPLICA_URL without a streaming replica (test/system/topology-replica.system-spec.ts has one): a "replica"
  * that is the primary itself has replayed everything, so it shows which reads are sent to a replica and how
  * they are counted; one that does not answer shows that no request fails for it. And every write a replica
  * read of the company could show records the company's write position.

@@ -120,7 +120,7 @@ describe('secrets: device credentials at rest and in logs (OWASP API3)', () => {
       ]);
       await service.db.query('DELETE FROM migrations WHERE name = $1', [SEALING_MIGRATION]);
 
-      const withoutKey = await runNode(MIGRATE, ['run'], { DATABASE_URL: service.databaseUrl! });
+      const withoutKey = await runNode(MIGRATE, ['run'], { DATABASE_URL: service.databaseUrl });
       expect(withoutKey.code).toBe(1);
       expect(withoutKey.stderr.trim()).toMatch(
         /^Invalid environment variable DEVICE_CREDENTIALS_KEY: is required when DATABASE_URL is set/,
@@ -128,7 +128,7 @@ describe('secrets: device credentials at rest and in logs (OWASP API3)', () => {
       expect((await stored(id)).login).toBe(login);
 
       const migrated = await runNode(MIGRATE, ['run'], {
-        DATABASE_URL: service.databaseUrl!,
+        DATABASE_URL: service.databaseUrl,
         DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
       });
       expect(migrated).toMatchObject({ code: 0 });

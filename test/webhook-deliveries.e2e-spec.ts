@@ -325,7 +325,7 @@ describe('the delivery log keeps what each attempt sent and got back (CONTRACT Â
     // Another instance starting runs the purge at once; this one keeps two days.
     const purger = await startApp({
       env: {
-        DATABASE_URL: service.databaseUrl!,
+        DATABASE_URL: service.databaseUrl,
         WEBHOOK_DISPATCHER: 'false',
         WEBHOOK_LOG_RETENTION_DAYS: '2',
       },
@@ -352,7 +352,7 @@ describe('the delivery log keeps what each attempt sent and got back (CONTRACT Â
 
   it('refuses to start with a retention that is not a whole number of days from 1 to 3650', async () => {
     await expect(
-      startApp({ env: { DATABASE_URL: service.databaseUrl!, WEBHOOK_LOG_RETENTION_DAYS: '0' } }),
+      startApp({ env: { DATABASE_URL: service.databaseUrl, WEBHOOK_LOG_RETENTION_DAYS: '0' } }),
     ).rejects.toThrow(/WEBHOOK_LOG_RETENTION_DAYS: must be an integer from 1 to 3650 \(days\)/);
   });
 });

@@ -401,7 +401,7 @@ describe('endpoint settings, secret rotation and partner endpoints (CONTRACT §5
 
     beforeAll(async () => {
       strict = await startApp({
-        env: { DATABASE_URL: service.databaseUrl!, WEBHOOK_DISPATCHER: 'false' },
+        env: { DATABASE_URL: service.databaseUrl, WEBHOOK_DISPATCHER: 'false' },
       });
     });
 

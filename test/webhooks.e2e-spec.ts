@@ -573,7 +573,7 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
 
     beforeAll(async () => {
       strict = await startApp({
-        env: { DATABASE_URL: service.databaseUrl!, WEBHOOK_DISPATCHER: 'false' },
+        env: { DATABASE_URL: service.databaseUrl, WEBHOOK_DISPATCHER: 'false' },
       });
     });
 
@@ -611,7 +611,7 @@ describe('two dispatchers on one database', () => {
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
     first = await startApp({ env: FAST_DISPATCH });
-    second = await startApp({ env: { ...FAST_DISPATCH, DATABASE_URL: first.databaseUrl! } });
+    second = await startApp({ env: { ...FAST_DISPATCH, DATABASE_URL: first.databaseUrl } });
   });
 
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { startService, type RunningService } from './harness/service';
+import { startService, type RunningService } from '../harness/service';
 
 /**
  * The lint waivers (.spectral.yaml, redocly.yaml) are scoped to the paths they concern: an operation added to
@@ -54,7 +54,7 @@ describe('the OpenAPI lint', () => {
     writeFileSync(file, JSON.stringify(document));
 
     const lint = spawnSync(process.execPath, ['scripts/lint-openapi.mjs', file], {
-      cwd: join(__dirname, '..'),
+      cwd: join(__dirname, '..', '..'),
       encoding: 'utf8',
       timeout: 120_000,
     });
