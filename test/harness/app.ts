@@ -118,3 +118,16 @@ export async function issueToken(
 export async function issueAdminToken(target: TestApp): Promise<string> {
   return (await issueToken(target, { role: 'admin', userName: 'spec-admin' })).token;
 }
+
+/**
+ * Runs `work` (calls of the app's services or repositories) as the app runs a request or a job iteration, and
+ * returns the SQL of every statement it ran, in order (BEGIN and COMMIT included), beside its result.
+ */
+export async function statementsOf<T>(work: () => Promise<T>): Promise<{ result: T; sql: string[] }> {
+  const { runInJobContext } = fromDist<typeof import('../../src/platform/http/request-context')>(
+    'platform/http/request-context',
+  );
+  const context = { id: 'medium-spec', dbQueries: 0, sql: [] as string[] };
+  const result = await runInJobContext(context, work);
+  return { result, sql: context.sql };
+}
