@@ -67,9 +67,8 @@ describe('write positions: where a company last wrote, recorded once the write h
       await positions.changed(manager, second);
       await positions.changed(manager, first);
       seenDuring.push(await positionOf(first), await positionOf(second));
-      insideTransaction = (
-        (await manager.query('SELECT pg_current_wal_insert_lsn()::text AS lsn')) as { lsn: string }[]
-      )[0].lsn;
+      const [now] = await manager.query<{ lsn: string }[]>('SELECT pg_current_wal_insert_lsn()::text AS lsn');
+      insideTransaction = now.lsn;
     });
     expect(seenDuring).toEqual([null, null]);
     for (const companyId of [first, second]) {
