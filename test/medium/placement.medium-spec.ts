@@ -168,9 +168,9 @@ describe('the placement statement', () => {
       [await product(), 'Red'],
     );
     const refused = await refusal(orderBody(withVariation, { product_variation_id: foreign.id }));
-    expect(Object.keys((refused?.fieldErrors ?? {}))).toEqual(['product_variation_id']);
+    expect(Object.keys(refused?.fieldErrors ?? {})).toEqual(['product_variation_id']);
     const missing = await refusal(orderBody(withVariation));
-    expect(Object.keys((missing?.fieldErrors ?? {}))).toEqual(['product_variation_id']);
+    expect(Object.keys(missing?.fieldErrors ?? {})).toEqual(['product_variation_id']);
   });
 
   it('refuses an original order of another company as invalid, and takes one of its own', async () => {
