@@ -38,8 +38,9 @@ export default tseslint.config(
   },
   { files: ['**/*.js', '**/*.mjs', '**/*.cjs'], ...tseslint.configs.disableTypeChecked },
   {
-    files: ['jest.config.js', '.dependency-cruiser.cjs'],
-    languageOptions: { globals: { module: 'writable' } },
+    files: ['jest.config.js', 'jest.system.config.js', '.dependency-cruiser.cjs'],
+    languageOptions: { globals: { module: 'writable', require: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     files: ['examples/**/*.mjs'],
