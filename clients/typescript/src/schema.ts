@@ -3737,10 +3737,10 @@ export interface operations {
         page?: number;
         /** @description Results per page. */
         per_page?: number;
-        /** @description Only the tokens whose user name contains this text, whatever its case. */
-        user_name?: string;
         /** @description Only the tokens of this company. */
         company_id?: number;
+        /** @description Only the tokens whose user name contains this text, whatever its case. */
+        user_name?: string;
         /** @description Only the tokens of this role. */
         role?: 'partner' | 'admin' | 'logistics';
         /**
@@ -10239,10 +10239,10 @@ export interface operations {
         page?: number;
         /** @description Results per page. */
         per_page?: number;
-        /** @description Only the endpoints whose URL contains this text, whatever its case. */
-        url?: string;
         /** @description Only the endpoints of this company. */
         company_id?: number;
+        /** @description Only the endpoints whose URL contains this text, whatever its case. */
+        url?: string;
       };
       header?: {
         /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
@@ -14504,13 +14504,13 @@ export interface operations {
         /** @description Beyond the spec, for incremental sync: orders in this state. */
         state?:
           'PLACED' | 'TEST' | 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
+        /** @description Only this company's orders. */
+        company_id?: number;
         /**
          * @description The order reference a partner reads out: the site, a dash and the order id (any case, leading zeros
          *     optional).
          */
         order_ref?: string;
-        /** @description Only this company's orders. */
-        company_id?: number;
       };
       header?: {
         /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
