@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min, type ValidationArguments } from 'class-validator';
-import { fieldLabel } from './required-text.validator';
+import { fieldLabel } from './field-label';
 import { toInteger } from './transforms';
 
 /** The largest value a PostgreSQL `integer` column holds: ids and counts beyond it name nothing. */

@@ -1,5 +1,5 @@
 import type { FieldErrors } from './domain-error';
-import { fieldLabel } from './required-text.validator';
+import { fieldLabel } from './field-label';
 
 /** `order_id[]=1`, `order_id[0]=1`, `order_id[x]=1`: the parameter's name, before its brackets. */
 const ARRAY_STYLE = /^([^[\]]+)\[[^\]]*\]/;
