@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { registerDecorator, type ValidationOptions } from 'class-validator';
 import { parseApiDateTime } from './datetime';
 import { ApiDateTimeInput } from './openapi.formats';
-import { fieldLabel } from './required-text.validator';
+import { fieldLabel } from './field-label';
 
 /**
  * The value is one of the accepted datetime shapes and a real calendar moment. The calendar does not depend on

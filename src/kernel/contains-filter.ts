@@ -2,7 +2,8 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches } from 'class-validator';
 import { type IndexOptions, Raw } from 'typeorm';
-import { fieldLabel, MaxCharacters, StorableText } from './required-text.validator';
+import { fieldLabel } from './field-label';
+import { MaxCharacters, StorableText } from './required-text.validator';
 
 /**
  * A list's "contains" text filter in a query string: a string of 1 to `max` characters that is not only spaces

@@ -1,3 +1,6 @@
+import type { FieldErrors } from './domain-error';
+import { fieldLabel } from './field-label';
+
 /** `order_id[]=1`, `order_id[0]=1`, `order_id[x]=1`: the parameter's name, before its brackets. */
 const ARRAY_STYLE = /^([^[\]]+)\[[^\]]*\]/;
 
@@ -16,4 +19,16 @@ export function foldArrayStyleParameters(query: Record<string, unknown>): Record
     }
   }
   return folded;
+}
+
+/**
+ * CONTRACT §2: a query parameter given more than once, or array-style (folded into a list above), is a 400
+ * naming it, with one message whatever the parameter's own rule: every query parameter takes one value.
+ */
+export function repeatedParameters(query: Record<string, unknown>): FieldErrors {
+  return Object.fromEntries(
+    Object.entries(query)
+      .filter(([, value]) => Array.isArray(value))
+      .map(([name]) => [name, [`The ${fieldLabel(name)} must be given once, as a single value.`]]),
+  );
 }

@@ -2,9 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { IsDefined, IsString, Matches, ValidateBy } from 'class-validator';
 import { characterCount } from './characters';
-
-/** Spells a DTO field name the way messages show it: user_name → "user name". */
-export const fieldLabel = (property: string) => property.replace(/_/g, ' ');
+import { fieldLabel } from './field-label';
 
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

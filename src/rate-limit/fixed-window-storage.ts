@@ -6,16 +6,16 @@ type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>
 interface Window {
   hits: number;
   expiresAt: number;
-  blockedUntil: number;
 }
 
 const SWEEP_INTERVAL_MS = 60_000;
 
 /**
- * The in-process counter store (no REDIS_URL): the same fixed window and block as the Redis store's script
- * (@nest-lab/throttler-storage-redis), so one instance counts like several sharing a Redis. A request costs one
- * map look-up; @nestjs/throttler's own in-memory store keeps a timestamp per hit and filters them all on every
- * request, which grows with the budget (a token at 1,000 requests a second filters 60,000 entries each time).
+ * The in-process counter store (no REDIS_URL): a fixed window per key, as the Redis store's script
+ * (@nest-lab/throttler-storage-redis) counts it, so one instance counts like several sharing a Redis. A key over
+ * its limit is refused until its window ends and no longer: a refused request counts in the window it was sent
+ * in, never in the next. A request costs one map look-up; @nestjs/throttler's own in-memory store keeps a
+ * timestamp per hit and filters them all on every request, which grows with the budget.
  */
 export class FixedWindowStorage implements ThrottlerStorage, OnApplicationShutdown {
   private readonly windows = new Map<string, Window>();
@@ -25,24 +25,24 @@ export class FixedWindowStorage implements ThrottlerStorage, OnApplicationShutdo
     key: string,
     ttl: number,
     limit: number,
-    blockDuration: number,
+    _blockDuration: number,
     throttlerName: string,
   ): Promise<ThrottlerStorageRecord> {
     const now = Date.now();
     const id = `${key}:${throttlerName}`;
     let window = this.windows.get(id);
     if (!window || window.expiresAt <= now) {
-      window = { hits: 0, expiresAt: now + ttl, blockedUntil: window?.blockedUntil ?? 0 };
+      window = { hits: 0, expiresAt: now + ttl };
       this.windows.set(id, window);
     }
     window.hits += 1;
-    if (window.blockedUntil <= now) window.blockedUntil = 0;
-    if (window.blockedUntil === 0 && window.hits > limit) window.blockedUntil = now + blockDuration;
+    const timeToExpire = Math.ceil((window.expiresAt - now) / 1000);
+    const isBlocked = window.hits > limit;
     return Promise.resolve({
       totalHits: window.hits,
-      timeToExpire: Math.ceil((window.expiresAt - now) / 1000),
-      isBlocked: window.blockedUntil !== 0,
-      timeToBlockExpire: window.blockedUntil === 0 ? 0 : Math.ceil((window.blockedUntil - now) / 1000),
+      timeToExpire,
+      isBlocked,
+      timeToBlockExpire: isBlocked ? timeToExpire : 0,
     });
   }
 
@@ -52,7 +52,6 @@ export class FixedWindowStorage implements ThrottlerStorage, OnApplicationShutdo
 
   private forgetExpired(): void {
     const now = Date.now();
-    for (const [id, window] of this.windows)
-      if (window.expiresAt <= now && window.blockedUntil <= now) this.windows.delete(id);
+    for (const [id, window] of this.windows) if (window.expiresAt <= now) this.windows.delete(id);
   }
 }

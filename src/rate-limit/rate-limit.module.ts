@@ -5,12 +5,10 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import type { Environment } from '../platform/config/environment';
 import { FixedWindowStorage } from './fixed-window-storage';
 
-/** One budget per minute (RATE_LIMIT_PER_MINUTE); a token over it is refused for the rest of the minute. */
-export const WINDOW_MS = 60_000;
-
 /**
- * Counters live in Redis when REDIS_URL is set, so every instance draws on one budget; otherwise in memory,
- * counted the same way.
+ * One budget per fixed window of a minute (RATE_LIMIT_PER_MINUTE; RATE_LIMIT_WINDOW_MS in tests); a token over
+ * it is refused for the rest of that window. Counters live in Redis when REDIS_URL is set, so every instance
+ * draws on one budget; otherwise in memory, counted the same way.
  * The Redis client fails fast (no offline queue, one retry) so a Redis outage never stalls requests.
  */
 @Module({
@@ -21,7 +19,11 @@ export const WINDOW_MS = 60_000;
         const redisUrl = config.get('REDIS_URL', { infer: true });
         return {
           throttlers: [
-            { name: 'default', ttl: WINDOW_MS, limit: config.get('RATE_LIMIT_PER_MINUTE', { infer: true }) },
+            {
+              name: 'default',
+              ttl: config.get('RATE_LIMIT_WINDOW_MS', { infer: true }),
+              limit: config.get('RATE_LIMIT_PER_MINUTE', { infer: true }),
+            },
           ],
           storage: redisUrl
             ? new ThrottlerStorageRedisService(redisUrl, {

@@ -1638,6 +1638,12 @@ export interface components {
       dinein: boolean | null;
       /** @example S-22 */
       shop_number: string | null;
+      /**
+       * Format: int32
+       * @description Moves with every change to the order (as updated_at does): the ETag of GET /order/{id}. Send it as If-Match: "<version>" on update, cancel or simulate to change the order only if it is still as read.
+       * @example 3
+       */
+      version: number;
     };
     OrderListItemPage: {
       data: components['schemas']['OrderListItemResponse'][];
@@ -1769,6 +1775,12 @@ export interface components {
       dinein: boolean | null;
       /** @example S-22 */
       shop_number: string | null;
+      /**
+       * Format: int32
+       * @description Moves with every change to the order (as updated_at does): the ETag of GET /order/{id}. Send it as If-Match: "<version>" on update, cancel or simulate to change the order only if it is still as read.
+       * @example 3
+       */
+      version: number;
     };
     UpdateOrderDto: {
       /**
@@ -2048,15 +2060,15 @@ export interface components {
       shop_number: string | null;
       /**
        * Format: int32
-       * @example 1
-       */
-      company_id: number;
-      /**
-       * Format: int32
-       * @description Send it back as If-Match to write only on what you read.
+       * @description Moves with every change to the order (as updated_at does): the ETag of GET /order/{id}. Send it as If-Match: "<version>" on update, cancel or simulate to change the order only if it is still as read.
        * @example 3
        */
       version: number;
+      /**
+       * Format: int32
+       * @example 1
+       */
+      company_id: number;
     };
     LogisticsOrderPage: {
       data: components['schemas']['LogisticsOrderResponse'][];
@@ -3156,7 +3168,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3173,7 +3185,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3195,7 +3207,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3217,7 +3229,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3239,9 +3251,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -3263,7 +3275,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3285,7 +3297,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3330,7 +3342,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3347,7 +3359,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3374,7 +3386,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3396,7 +3408,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3418,9 +3430,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -3442,7 +3454,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3464,7 +3476,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3503,7 +3515,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3520,7 +3532,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3547,7 +3559,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3569,7 +3581,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3591,7 +3603,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3613,7 +3625,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3635,7 +3647,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3657,9 +3669,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -3681,7 +3693,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3703,7 +3715,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3725,10 +3737,10 @@ export interface operations {
         page?: number;
         /** @description Results per page. */
         per_page?: number;
-        /** @description Only the tokens whose user name contains this text, whatever its case. */
-        user_name?: string;
         /** @description Only the tokens of this company. */
         company_id?: number;
+        /** @description Only the tokens whose user name contains this text, whatever its case. */
+        user_name?: string;
         /** @description Only the tokens of this role. */
         role?: 'partner' | 'admin' | 'logistics';
         /**
@@ -3755,7 +3767,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3772,7 +3784,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3799,7 +3811,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3821,7 +3833,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3843,9 +3855,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -3867,7 +3879,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3889,7 +3901,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3928,7 +3940,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3945,7 +3957,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3972,7 +3984,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -3994,7 +4006,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4016,7 +4028,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4038,7 +4050,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4060,7 +4072,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4082,9 +4094,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -4106,7 +4118,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4128,7 +4140,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4169,7 +4181,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4186,7 +4198,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4213,7 +4225,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4235,7 +4247,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4257,7 +4269,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4279,7 +4291,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4301,7 +4313,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4323,7 +4335,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4345,7 +4357,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4367,9 +4379,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -4391,7 +4403,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4413,7 +4425,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4450,7 +4462,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4467,7 +4479,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4494,7 +4506,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4516,7 +4528,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4538,7 +4550,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4560,7 +4572,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4582,7 +4594,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4604,7 +4616,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4626,9 +4638,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -4650,7 +4662,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4672,7 +4684,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4717,7 +4729,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4734,7 +4746,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4761,7 +4773,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4783,7 +4795,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4805,9 +4817,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -4829,7 +4841,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4851,7 +4863,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4892,7 +4904,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4909,7 +4921,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4936,7 +4948,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4958,7 +4970,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -4980,9 +4992,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -5004,7 +5016,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5026,7 +5038,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5071,7 +5083,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5088,7 +5100,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5115,7 +5127,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5137,7 +5149,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5159,9 +5171,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -5183,7 +5195,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5205,7 +5217,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5244,7 +5256,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5261,7 +5273,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5288,7 +5300,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5310,7 +5322,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5332,7 +5344,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5354,7 +5366,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5376,7 +5388,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5398,9 +5410,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -5422,7 +5434,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5444,7 +5456,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5485,7 +5497,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5502,7 +5514,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5529,7 +5541,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5551,7 +5563,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5573,7 +5585,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5595,7 +5607,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5617,7 +5629,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5639,7 +5651,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5661,9 +5673,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -5685,7 +5697,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5707,7 +5719,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5748,7 +5760,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5765,7 +5777,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5792,7 +5804,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5814,7 +5826,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5836,7 +5848,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5858,7 +5870,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5880,7 +5892,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5902,7 +5914,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5924,9 +5936,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -5948,7 +5960,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -5970,7 +5982,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6033,7 +6045,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6050,7 +6062,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6077,7 +6089,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6099,7 +6111,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6121,9 +6133,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -6145,7 +6157,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6167,7 +6179,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6208,7 +6220,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -6239,7 +6251,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -6268,7 +6280,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6290,7 +6302,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6312,7 +6324,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6334,7 +6346,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -6358,7 +6370,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6380,7 +6392,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6402,7 +6414,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6424,9 +6436,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -6448,7 +6460,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6470,7 +6482,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6533,7 +6545,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6550,7 +6562,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6577,7 +6589,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6599,7 +6611,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6621,9 +6633,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -6645,7 +6657,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6667,7 +6679,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6704,7 +6716,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description The order version as a strong ETag, e.g. `"3"`: send it back as If-Match. */
           ETag?: string;
@@ -6723,7 +6735,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6745,7 +6757,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6767,7 +6779,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6789,9 +6801,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -6813,7 +6825,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6835,7 +6847,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6880,7 +6892,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -6913,7 +6925,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -6942,7 +6954,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6964,7 +6976,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -6986,7 +6998,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -7010,7 +7022,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7032,7 +7044,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -7056,7 +7068,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -7080,7 +7092,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7102,7 +7114,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7124,7 +7136,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7146,9 +7158,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -7170,7 +7182,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7192,7 +7204,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7233,7 +7245,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -7266,7 +7278,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -7295,7 +7307,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7317,7 +7329,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7339,7 +7351,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -7363,7 +7375,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7385,7 +7397,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -7409,7 +7421,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -7433,7 +7445,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7455,7 +7467,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7477,7 +7489,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7499,9 +7511,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -7523,7 +7535,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7545,7 +7557,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7606,7 +7618,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description attachment; filename="orders-<UTC date>.csv" (or .ndjson). */
           'Content-Disposition'?: string;
@@ -7614,8 +7626,8 @@ export interface operations {
         };
         content: {
           /**
-           * @example order_id,order_ref,created_at,first_name,last_name,consignee,email,phone,zip,city,street,house_number,floor,door,opening_hours,product_id,product_variation_id,login,password,final_completion_date,order_type,original_order_id,serial_number,merchant_id,state,test,tracking_numbers,delivered_at,updated_at
-           *     123,SK-0000123,2026-11-22T07:30,Jana,Nováková,Bistro Group s.r.o.,jana.novakova@example.com,'+421900123456,81101,Bratislava,Obchodná,12,2,B,Mo-Fr 10:00-22:00,2,4,bistro-12,device-secret,,REGULAR,,,M-4411,DELIVERED,false,PKG123456789,2026-11-23T10:15,2026-11-23T10:15
+           * @example order_id,order_ref,created_at,first_name,last_name,consignee,email,phone,zip,city,street,house_number,floor,door,opening_hours,product_id,product_variation_id,login,password,final_completion_date,order_type,original_order_id,serial_number,merchant_id,state,test,tracking_numbers,delivered_at,updated_at,version
+           *     123,SK-0000123,2026-11-22T07:30,Jana,Nováková,Bistro Group s.r.o.,jana.novakova@example.com,'+421900123456,81101,Bratislava,Obchodná,12,2,B,Mo-Fr 10:00-22:00,2,4,bistro-12,device-secret,,REGULAR,,,M-4411,DELIVERED,false,PKG123456789,2026-11-23T10:15,2026-11-23T10:15,5
            */
           'text/csv': string;
           /** @example {"order_id":123,"order_ref":"SK-0000123","created_at":"2026-11-22T07:30", "...": "..."} */
@@ -7631,7 +7643,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7658,7 +7670,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7680,7 +7692,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7702,7 +7714,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Seconds to wait. */
           'Retry-After'?: number;
@@ -7726,7 +7738,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7748,7 +7760,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7809,7 +7821,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description attachment; filename="orders-<UTC date>.csv" (or .ndjson). */
           'Content-Disposition'?: string;
@@ -7826,7 +7838,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7853,7 +7865,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7875,7 +7887,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7897,9 +7909,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -7921,7 +7933,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7943,7 +7955,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -7986,7 +7998,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -8010,7 +8022,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -8037,7 +8049,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8059,7 +8071,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8081,7 +8093,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -8106,7 +8118,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8128,7 +8140,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -8152,7 +8164,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8174,7 +8186,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8196,7 +8208,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8218,9 +8230,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -8242,7 +8254,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8264,7 +8276,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8308,7 +8320,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8325,7 +8337,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8352,7 +8364,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8374,7 +8386,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8396,9 +8408,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -8420,7 +8432,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8442,7 +8454,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8481,7 +8493,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description The order version as a strong ETag, e.g. `"3"`: send it back as If-Match. */
           ETag?: string;
@@ -8500,7 +8512,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8527,7 +8539,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8549,7 +8561,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8571,7 +8583,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8593,7 +8605,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8615,7 +8627,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8637,7 +8649,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8659,7 +8671,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8681,7 +8693,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8703,9 +8715,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -8727,7 +8739,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8749,7 +8761,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8795,7 +8807,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description The order version as a strong ETag, e.g. `"3"`: send it back as If-Match. */
           ETag?: string;
@@ -8814,7 +8826,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description The order version as a strong ETag, e.g. `"3"`: send it back as If-Match. */
           ETag?: string;
@@ -8833,7 +8845,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8860,7 +8872,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8882,7 +8894,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8904,7 +8916,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8926,7 +8938,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8948,7 +8960,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8970,7 +8982,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -8992,7 +9004,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9014,7 +9026,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9036,9 +9048,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -9060,7 +9072,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9082,7 +9094,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9125,7 +9137,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description The order version as a strong ETag, e.g. `"3"`: send it back as If-Match. */
           ETag?: string;
@@ -9144,7 +9156,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9171,7 +9183,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9193,7 +9205,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9215,7 +9227,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9237,7 +9249,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9259,7 +9271,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9281,7 +9293,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9303,7 +9315,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9325,7 +9337,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9347,9 +9359,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -9371,7 +9383,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9393,7 +9405,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9436,7 +9448,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description The order version as a strong ETag, e.g. `"3"`: send it back as If-Match. */
           ETag?: string;
@@ -9455,7 +9467,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9482,7 +9494,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9504,7 +9516,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9526,7 +9538,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9548,7 +9560,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9570,7 +9582,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9592,7 +9604,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9614,7 +9626,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9636,7 +9648,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9658,9 +9670,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -9682,7 +9694,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9704,7 +9716,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9747,7 +9759,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description The order version as a strong ETag, e.g. `"3"`: send it back as If-Match. */
           ETag?: string;
@@ -9766,7 +9778,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9793,7 +9805,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9815,7 +9827,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9837,7 +9849,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9859,7 +9871,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9881,7 +9893,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9903,7 +9915,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9925,7 +9937,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9947,7 +9959,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -9969,9 +9981,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -9993,7 +10005,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10015,7 +10027,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10053,7 +10065,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10088,7 +10100,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10115,7 +10127,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10137,7 +10149,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10159,9 +10171,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -10183,7 +10195,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10205,7 +10217,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10227,10 +10239,10 @@ export interface operations {
         page?: number;
         /** @description Results per page. */
         per_page?: number;
-        /** @description Only the endpoints whose URL contains this text, whatever its case. */
-        url?: string;
         /** @description Only the endpoints of this company. */
         company_id?: number;
+        /** @description Only the endpoints whose URL contains this text, whatever its case. */
+        url?: string;
       };
       header?: {
         /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
@@ -10250,7 +10262,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10267,7 +10279,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10294,7 +10306,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10316,7 +10328,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10338,9 +10350,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -10362,7 +10374,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10384,7 +10396,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10423,7 +10435,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10440,7 +10452,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10467,7 +10479,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10489,7 +10501,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10511,7 +10523,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10533,7 +10545,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10555,7 +10567,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10577,9 +10589,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -10601,7 +10613,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10623,7 +10635,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10660,7 +10672,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10677,7 +10689,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10699,7 +10711,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10721,7 +10733,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10743,9 +10755,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -10767,7 +10779,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10789,7 +10801,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10826,7 +10838,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10843,7 +10855,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10870,7 +10882,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10892,7 +10904,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10914,7 +10926,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10936,7 +10948,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10958,7 +10970,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -10980,7 +10992,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11002,9 +11014,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -11026,7 +11038,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11048,7 +11060,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11089,7 +11101,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11106,7 +11118,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11133,7 +11145,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11155,7 +11167,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11177,7 +11189,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11199,7 +11211,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11221,7 +11233,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11243,7 +11255,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11265,9 +11277,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -11289,7 +11301,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11311,7 +11323,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11353,7 +11365,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11370,7 +11382,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11397,7 +11409,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11419,7 +11431,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11441,7 +11453,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11463,7 +11475,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11485,7 +11497,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11507,7 +11519,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11529,9 +11541,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -11553,7 +11565,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11575,7 +11587,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11635,7 +11647,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11652,7 +11664,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11679,7 +11691,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11701,7 +11713,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11723,7 +11735,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11745,9 +11757,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -11769,7 +11781,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11791,7 +11803,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11831,7 +11843,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11848,7 +11860,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11870,7 +11882,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11892,7 +11904,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11914,9 +11926,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -11938,7 +11950,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -11960,7 +11972,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12001,7 +12013,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12018,7 +12030,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12045,7 +12057,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12067,7 +12079,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12089,7 +12101,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12111,7 +12123,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12133,7 +12145,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12155,7 +12167,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12177,7 +12189,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12199,9 +12211,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -12223,7 +12235,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12245,7 +12257,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12286,7 +12298,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12303,7 +12315,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12330,7 +12342,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12352,7 +12364,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12374,9 +12386,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -12398,7 +12410,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12420,7 +12432,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12459,7 +12471,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12476,7 +12488,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12503,7 +12515,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12525,7 +12537,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12547,7 +12559,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12569,7 +12581,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12591,7 +12603,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12613,9 +12625,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -12637,7 +12649,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12659,7 +12671,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12697,7 +12709,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12714,7 +12726,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12736,7 +12748,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12758,7 +12770,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12780,9 +12792,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -12804,7 +12816,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12826,7 +12838,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12864,7 +12876,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12881,7 +12893,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12908,7 +12920,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12930,7 +12942,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12952,7 +12964,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12974,7 +12986,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12996,7 +13008,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13018,7 +13030,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13040,9 +13052,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -13064,7 +13076,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13086,7 +13098,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13128,7 +13140,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13145,7 +13157,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13172,7 +13184,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13194,7 +13206,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13216,7 +13228,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13238,7 +13250,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13260,7 +13272,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13282,7 +13294,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13304,9 +13316,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -13328,7 +13340,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13350,7 +13362,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13393,7 +13405,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13410,7 +13422,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13437,7 +13449,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13459,7 +13471,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13481,7 +13493,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13503,7 +13515,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13525,7 +13537,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13547,7 +13559,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13569,9 +13581,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -13593,7 +13605,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13615,7 +13627,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13675,7 +13687,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13692,7 +13704,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13719,7 +13731,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13741,7 +13753,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13763,7 +13775,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13785,9 +13797,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -13809,7 +13821,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13831,7 +13843,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13872,7 +13884,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13889,7 +13901,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13916,7 +13928,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13938,7 +13950,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13960,7 +13972,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -13982,7 +13994,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14004,7 +14016,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14026,7 +14038,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14048,7 +14060,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14070,9 +14082,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -14094,7 +14106,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14116,7 +14128,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14161,7 +14173,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -14182,7 +14194,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -14211,7 +14223,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14233,7 +14245,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14255,7 +14267,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -14279,7 +14291,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14301,7 +14313,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -14325,7 +14337,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
           'Idempotent-Replayed'?: 'true';
@@ -14349,7 +14361,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14371,7 +14383,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14393,7 +14405,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14415,9 +14427,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -14439,7 +14451,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14461,7 +14473,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14492,13 +14504,13 @@ export interface operations {
         /** @description Beyond the spec, for incremental sync: orders in this state. */
         state?:
           'PLACED' | 'TEST' | 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
+        /** @description Only this company's orders. */
+        company_id?: number;
         /**
          * @description The order reference a partner reads out: the site, a dash and the order id (any case, leading zeros
          *     optional).
          */
         order_ref?: string;
-        /** @description Only this company's orders. */
-        company_id?: number;
       };
       header?: {
         /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
@@ -14518,7 +14530,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14535,7 +14547,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14562,7 +14574,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14584,7 +14596,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14606,9 +14618,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -14630,7 +14642,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14652,7 +14664,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14690,7 +14702,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14707,7 +14719,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14729,7 +14741,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14751,7 +14763,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14773,9 +14785,9 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
-          /** @description Seconds to wait. */
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
           'Retry-After'?: number;
           [name: string]: unknown;
         };
@@ -14797,7 +14809,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14819,7 +14831,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };

@@ -1,8 +1,6 @@
 import { ApiPropertyOptional, PickType } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
 import { IsOptional, IsString, Matches } from 'class-validator';
-import { DbInteger } from '../../kernel/db-integer.validator';
-import { toInteger } from '../../kernel/transforms';
+import { IdFilter } from '../../kernel/db-integer.validator';
 import { ListOrdersQuery } from '../../orders/http/dto/list-orders.query';
 
 /**
@@ -18,9 +16,7 @@ export class ListAdminOrdersQuery extends PickType(ListOrdersQuery, [
   'created_to',
 ] as const) {
   /** Only this company's orders. @example 1 */
-  @IsOptional()
-  @Transform(toInteger)
-  @DbInteger('No company has this id.')
+  @IdFilter()
   company_id?: number;
 
   /**

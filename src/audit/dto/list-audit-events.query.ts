@@ -1,19 +1,12 @@
-import { Transform } from 'class-transformer';
-import { IsOptional } from 'class-validator';
 import { PageQuery } from '../../kernel/pagination';
-import { DbInteger } from '../../kernel/db-integer.validator';
-import { toInteger } from '../../kernel/transforms';
+import { IdFilter } from '../../kernel/db-integer.validator';
 
 export class ListAuditEventsQuery extends PageQuery {
   /** Only changes to objects of this company. */
-  @IsOptional()
-  @Transform(toInteger)
-  @DbInteger('No company has this id.')
+  @IdFilter()
   company_id?: number;
 
   /** Only changes made with this token. */
-  @IsOptional()
-  @Transform(toInteger)
-  @DbInteger('No token has this id.')
+  @IdFilter()
   token_id?: number;
 }

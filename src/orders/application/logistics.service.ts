@@ -170,9 +170,9 @@ export class LogisticsService {
     return order;
   }
 
-  /** The order as logistics sees it: the partner's order object, plus whose it is and its version. */
+  /** The order as logistics sees it: the partner's order object (its version included), plus whose it is. */
   private toResponse(row: OrderJsonRow<OrderResponse>): LogisticsOrderResponse {
-    return { ...withCredentials(row, this.formats), company_id: row.company_id, version: row.version };
+    return { ...withCredentials(row, this.formats), company_id: row.company_id };
   }
 
   private at(value: string | null | undefined): Date | null {

@@ -68,6 +68,7 @@ const EXAMPLE_ORDER: Record<OrderCsvColumn, string | number | boolean | null> = 
   tracking_numbers: 'PKG123456789',
   delivered_at: '2026-11-23T10:15',
   updated_at: '2026-11-23T10:15',
+  version: 5,
 };
 
 /** The header row and one example row, written as the export writes them. */

@@ -5,7 +5,7 @@ import { UnitOfWork } from '../../platform/database/unit-of-work';
 import { OrderFactsRepository } from '../persistence/order-facts.repository';
 import { OrderFacts } from './order-facts';
 import type { Order } from '../order.entity';
-import { OrderNotEditableError, OrderNotFoundError, OrderStateConflictError } from '../orders.errors';
+import { OrderNotFoundError, OrderStateConflictError } from '../orders.errors';
 import { OrdersRepository } from '../persistence/orders.repository';
 import type { OrderResponse } from '../dto/order.response';
 import { assertUnchanged, OrdersService, type Versioned } from './orders.service';
@@ -21,8 +21,8 @@ export const sandboxTrackingNumber = (orderId: number): string => `TEST-${orderI
 /**
  * The partner's sandbox (CONTRACT §4.9): moves one of its TEST orders through the lifecycle by recording, step
  * by step, the facts logistics would report, through the same OrderFacts the logistics API uses, so the audit
- * trail, the feed and the webhooks show what a real order produces. Each step is its own transaction with the
- * order locked; under an Idempotency-Key they all commit together with the stored response.
+ * trail, the feed and the webhooks show what a real order produces. A simulation is one transaction with the
+ * order locked from the plan to the answer (under an Idempotency-Key, the key's transaction).
  */
 @Injectable()
 export class SandboxService {
@@ -35,48 +35,39 @@ export class SandboxService {
   ) {}
 
   /**
-   * One step at a time, each planned from the state of the locked order, so a concurrent simulation or cancel
-   * is carried on from rather than refused: a 409 names the state the order is in, from which the state
-   * machine really allows no move to `to`. If-Match holds until this request has taken a step.
+   * Every step is planned from the locked order and taken before the lock is let go, so simulations of one
+   * order are applied one after the other, as if sent one after the other: of ten concurrent calls to the
+   * same state, the first moves the order and the others get the 409 naming the state it is then in. If-Match
+   * is checked against the order as locked.
    */
-  async simulate(
+  simulate(
     actor: Actor,
     companyId: number,
     orderId: number,
     to: SimulationTarget,
     expectedVersion?: number,
   ): Promise<Versioned<OrderResponse>> {
-    let moved = false;
-    for (;;) {
-      const step = await this.unitOfWork.transaction(async (manager) => {
-        const order = await this.orders.lockOfCompany(manager, orderId, companyId);
-        if (!order) throw new OrderNotFoundError();
-        if (!moved) assertUnchanged(order, expectedVersion);
-        assertTest(order);
-        if (moved && order.state === to) return null;
-        const [next] = simulationSteps(order.state, to) ?? refuse(order, to);
-        if (!isPartnerCancel(next)) await this.record(manager, actor, order, next);
-        return next;
-      });
-      if (!step) break;
-      if (isPartnerCancel(step)) {
-        try {
-          await this.ordersService.cancel(actor, companyId, orderId, moved ? undefined : expectedVersion);
-        } catch (error) {
-          // Sent or cancelled since the plan: plan again from where it is now.
-          if (error instanceof OrderNotEditableError) continue;
-          throw error;
-        }
+    return this.unitOfWork.around(async (manager) => {
+      let order = await this.orders.lockOfCompany(manager, orderId, companyId);
+      if (!order) throw new OrderNotFoundError();
+      assertUnchanged(order, expectedVersion);
+      assertTest(order);
+      for (const step of simulationSteps(order.state, to) ?? refuse(order, to)) {
+        // Joins this transaction: the partner's own cancel, under the lock already held.
+        if (isPartnerCancel(step)) await this.ordersService.cancel(actor, companyId, orderId);
+        else order = await this.record(manager, actor, order, step);
       }
-      moved = true;
-    }
-    // Through the unit of work: under an Idempotency-Key the steps are not committed yet, and the answer
-    // (stored to be replayed) must be the order they made.
-    return this.unitOfWork.statement((manager) => this.ordersService.present(companyId, orderId, manager));
+      return this.ordersService.present(companyId, orderId, manager);
+    });
   }
 
   /** The step's fact, then the detailed status logistics reports with it. */
-  private async record(manager: EntityManager, actor: Actor, order: Order, step: SimulationStep) {
+  private async record(
+    manager: EntityManager,
+    actor: Actor,
+    order: Order,
+    step: SimulationStep,
+  ): Promise<Order> {
     const now = new Date();
     const trackingNumber = sandboxTrackingNumber(order.id);
     let after: Order;
@@ -115,7 +106,7 @@ export class SandboxService {
         break;
     }
     const delivering = step.fact === 'dispatched' || step.fact === 'delivered';
-    await this.facts.addDetailedStatus(manager, actor, after, {
+    return this.facts.addDetailedStatus(manager, actor, after, {
       status: STATUS_OF[step.fact],
       statusDate: now,
       location: LOCATION,

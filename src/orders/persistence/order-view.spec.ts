@@ -51,6 +51,7 @@ describe('the order view', () => {
       'dinein',
       'shop_number',
       'updated_at',
+      'version',
     ]);
   });
 
@@ -64,6 +65,7 @@ describe('the order view', () => {
       'tracking_numbers',
       'delivered_at',
       'updated_at',
+      'version',
     ]);
   });
 

@@ -289,6 +289,18 @@ export const ORDER_VIEW = [
     }),
     csv: true,
   },
+  // Last, so the CSV's columns of before keep their positions.
+  {
+    key: 'version',
+    sql: column('version'),
+    schema: integer({
+      description:
+        "Moves with every change to the order (as updated_at does): the ETag of GET /order/{id}. Send it as " +
+        'If-Match: "<version>" on update, cancel or simulate to change the order only if it is still as read.',
+      example: 3,
+    }),
+    csv: true,
+  },
 ] as const satisfies readonly OrderViewField[];
 
 type ViewEntry = (typeof ORDER_VIEW)[number];

@@ -208,6 +208,16 @@ export class Environment {
   @Min(1, { message: 'must be a positive integer' })
   ADMIN_RATE_LIMIT_PER_MINUTE = 600;
 
+  /**
+   * The length of the rate-limit window, for tests: a short one shows in seconds what a minute does. The budgets
+   * above are per window; Retry-After, never longer than the window, stays within the contract's 60 s.
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 100 to 60000' })
+  @Min(100, { message: 'must be an integer from 100 to 60000' })
+  @Max(60_000, { message: 'must be an integer from 100 to 60000' })
+  RATE_LIMIT_WINDOW_MS = 60_000;
+
   @IsString()
   @Validate(IanaZone)
   APP_TIMEZONE = 'UTC';

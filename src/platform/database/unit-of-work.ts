@@ -31,11 +31,13 @@ export class UnitOfWork {
   }
 
   /**
-   * Opens a transaction that every `transaction()` called from `work` joins. Work under it must read through
-   * the manager it is given (or `transaction()`), never through another pooled connection: holding one
-   * connection while waiting for a second is how a pool starves.
+   * Opens a transaction that every `transaction()` called from `work` joins (or joins the surrounding one).
+   * Work under it must read through the manager it is given (or `transaction()`), never through another pooled
+   * connection: holding one connection while waiting for a second is how a pool starves.
    */
   around<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const surrounding = this.ambient.getStore();
+    if (surrounding) return work(surrounding);
     return this.dataSource.transaction((manager) => this.ambient.run(manager, () => work(manager)));
   }
 }

@@ -31,7 +31,10 @@ export const RATE_HEADERS = {
     description: 'Requests left in the current window.',
     schema: count(2_147_483_647),
   },
-  'X-RateLimit-Reset': { description: 'Seconds until the window resets.', schema: count(60) },
+  'X-RateLimit-Reset': {
+    description: 'Seconds until the current (fixed) window ends and the whole budget is there again.',
+    schema: count(60),
+  },
 } as const;
 
 const ERRORS: Record<number, { description: string; example: object; schema?: Type }> = {
@@ -100,7 +103,12 @@ export function ApiErrorResponses(...statuses: number[]): MethodDecorator & Clas
         headers:
           status === 429
             ? {
-                'Retry-After': { description: 'Seconds to wait.', schema: count(60) },
+                'Retry-After': {
+                  description:
+                    'Seconds to wait: on the rate limit, the seconds left in the current window (as ' +
+                    'X-RateLimit-Reset), after which the whole budget is there again.',
+                  schema: count(60),
+                },
                 ...RATE_HEADERS,
               }
             : undefined,

@@ -1,10 +1,8 @@
-import { Transform } from 'class-transformer';
 import { IsIn, IsOptional } from 'class-validator';
 import { ContainsFilter } from '../../kernel/contains-filter';
 import { PageQuery } from '../../kernel/pagination';
-import { DbInteger } from '../../kernel/db-integer.validator';
+import { IdFilter } from '../../kernel/db-integer.validator';
 import { ROLES, type Role } from '../../kernel/access/principal';
-import { toInteger } from '../../kernel/transforms';
 
 export const TOKEN_STATES = ['active', 'expired', 'revoked'] as const;
 export type TokenState = (typeof TOKEN_STATES)[number];
@@ -12,9 +10,7 @@ export type TokenState = (typeof TOKEN_STATES)[number];
 /** Every filter is optional; they combine with AND. */
 export class ListTokensQuery extends PageQuery {
   /** Only the tokens of this company. */
-  @IsOptional()
-  @Transform(toInteger)
-  @DbInteger('No company has this id.')
+  @IdFilter()
   company_id?: number;
 
   @ContainsFilter('Only the tokens whose user name contains this text, whatever its case.', 'alice')

@@ -16,7 +16,7 @@ import {
 import { IsApiDateTime } from '../../kernel/api-datetime.validator';
 import { EVENT_TYPES } from '../../outbox/event-catalog';
 import { ContainsFilter } from '../../kernel/contains-filter';
-import { DbInteger } from '../../kernel/db-integer.validator';
+import { DbInteger, IdFilter } from '../../kernel/db-integer.validator';
 import { PageQuery } from '../../kernel/pagination';
 import { RequiredText } from '../../kernel/required-text.validator';
 import { toBoolean, toInteger } from '../../kernel/transforms';
@@ -56,9 +56,7 @@ export class CreateWebhookDto {
 
 export class ListWebhooksQuery extends PageQuery {
   /** Only the endpoints of this company. */
-  @IsOptional()
-  @Transform(toInteger)
-  @DbInteger('No company has this id.')
+  @IdFilter()
   company_id?: number;
 
   @ContainsFilter(
