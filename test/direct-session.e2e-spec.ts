@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { fromDist, issueAdminToken, startApp, type TestApp } from './harness/app';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
+import { metricValue } from './harness/metrics';
 import { asText } from './harness/as-text';
 import { eventually } from './harness/eventually';
 import { Fixtures, type Partner } from './harness/factories';
@@ -40,14 +41,7 @@ describe('the direct database session: an outage behind a pooler', () => {
   const exportedFile = (app: TestApp, partner: Partner) =>
     exportOn(app, partner).buffer(true).parse(asText).expect(200);
 
-  /** db_direct_session_up of the app's registry. */
-  async function sessionUp(app: TestApp): Promise<number | undefined> {
-    const { AppMetrics } = fromDist<typeof import('../src/platform/metrics/app-metrics')>(
-      'platform/metrics/app-metrics',
-    );
-    const metric = app.get(AppMetrics).registry.getSingleMetric('db_direct_session_up');
-    return (await metric?.get())?.values[0]?.value;
-  }
+  const sessionUp = (app: TestApp) => metricValue(app, 'db_direct_session_up');
 
   beforeAll(async () => {
     databaseUrl = await createTestDatabase();

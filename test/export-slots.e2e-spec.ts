@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { fromDist, issueAdminToken, startApp, type TestApp } from './harness/app';
+import { metricValue } from './harness/metrics';
 import { asText } from './harness/as-text';
 import { eventually } from './harness/eventually';
 import {
@@ -32,18 +33,9 @@ async function partnerWithManyOrders(app: TestApp, fixtures: Fixtures): Promise<
   return partner;
 }
 
-/** The value of a counter of the app's registry (0 when the series has not been touched). */
-async function counted(app: TestApp, name: string, labels: Record<string, string>): Promise<number> {
-  const { AppMetrics } = fromDist<typeof import('../src/platform/metrics/app-metrics')>(
-    'platform/metrics/app-metrics',
-  );
-  const metric = app.get(AppMetrics).registry.getSingleMetric(name);
-  const values = (await metric?.get())?.values ?? [];
-  const found = values.find((value) =>
-    Object.entries(labels).every(([key, label]) => value.labels[key] === label),
-  );
-  return found?.value ?? 0;
-}
+/** A counter of the app's registry (0 while the series has not been touched). */
+const counted = async (app: TestApp, name: string, labels: Record<string, string>) =>
+  (await metricValue(app, name, labels)) ?? 0;
 
 describe('export slots: given back at once, bounded per instance', () => {
   it('gives the slot back as soon as a download is aborted, with a read replica: 25 aborts after the first chunk, each started again at once, never a 429', async () => {
