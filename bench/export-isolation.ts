@@ -252,6 +252,8 @@ async function main(): Promise<void> {
           PORT,
           {
             ...appEnvironment(url, BENCH_DEVICE_CREDENTIALS_KEY),
+            // Other sessions on the machine may hold the default metrics port; both builds run without it.
+            METRICS_PORT: '0',
             ...(process.env.EXPORTS_PER_INSTANCE
               ? { EXPORTS_PER_INSTANCE: process.env.EXPORTS_PER_INSTANCE }
               : {}),
