@@ -77,48 +77,55 @@ describe('the direct database session: an outage behind a pooler', () => {
     await request(a.url).get('/api/v2/orders').set(as(revoked.token)).expect(200);
 
     relay.blackhole();
-    const [exported, refused] = await Promise.all([
-      timed(() => exportOn(a, partner)),
-      (async () => {
-        await request(b.url).delete(`/api/v2/admin/tokens/${revoked.tokenId}`).set(as(admin)).expect(200);
-        return timed(async () => {
-          const until = Date.now() + 10_000;
-          while (
-            Date.now() < until &&
-            (await request(a.url).get('/api/v2/orders').set(as(revoked.token))).ok
-          );
-        });
-      })(),
-    ]);
-    console.info(
-      'Direct session blackholed: revoked token refused after %d ms, export answered in %d ms',
-      Math.round(refused.ms),
-      Math.round(exported.ms),
-    );
-    expect(refused.ms).toBeLessThan(PROMPTLY_MS);
-    expect(exported.result.status).toBe(503);
-    expect(exported.result.body).toEqual({ message: 'Service unavailable.' });
-    expect(exported.result.headers['retry-after']).toBe('5');
-    expect(exported.ms).toBeLessThan(PROMPTLY_MS);
+    try {
+      const [exported, refused] = await Promise.all([
+        timed(() => exportOn(a, partner)),
+        (async () => {
+          await request(b.url).delete(`/api/v2/admin/tokens/${revoked.tokenId}`).set(as(admin)).expect(200);
+          return timed(async () => {
+            const until = Date.now() + 10_000;
+            while (
+              Date.now() < until &&
+              (await request(a.url).get('/api/v2/orders').set(as(revoked.token))).ok
+            );
+          });
+        })(),
+      ]);
+      console.info(
+        'Direct session blackholed: revoked token refused after %d ms, export answered in %d ms',
+        Math.round(refused.ms),
+        Math.round(exported.ms),
+      );
+      expect(refused.ms).toBeLessThan(PROMPTLY_MS);
+      expect(exported.result.status).toBe(503);
+      expect(exported.result.body).toEqual({ message: 'Service unavailable.' });
+      expect(exported.result.headers['retry-after']).toBe('5');
+      expect(exported.ms).toBeLessThan(PROMPTLY_MS);
 
-    const degraded = await ready(a);
-    expect(degraded.body.status).toBe('degraded');
-    expect(degraded.body.info.direct_session).toEqual({
-      status: 'degraded',
-      exports: 'unavailable',
-      caches: 'bypassed',
-    });
-    expect(await sessionUp(a)).toBe(0);
-    const again = await timed(() => exportOn(a, partner));
-    expect([again.result.status, again.result.headers['retry-after']]).toEqual([503, '5']);
-    expect(again.ms).toBeLessThan(PROMPTLY_MS);
-    await request(a.url).get('/api/v2/orders').set(as(revoked.token)).expect(401);
-    const listed = await request(a.url).get('/api/v2/orders').set(as(partner.token)).expect(200);
-    expect(listed.body.data).toHaveLength(1);
-    expect((await ready(b)).body.status).toBe('ok');
-    await exportedFile(b, partner);
-
-    relay.restore();
+      // Down once nothing has been answered for 750 ms.
+      await eventually(
+        async () => (await ready(a)).body.status === 'degraded',
+        () => 'Readiness did not show the direct session down',
+        PROMPTLY_MS,
+      );
+      const degraded = await ready(a);
+      expect(degraded.body.info.direct_session).toEqual({
+        status: 'degraded',
+        exports: 'unavailable',
+        caches: 'bypassed',
+      });
+      expect(await sessionUp(a)).toBe(0);
+      const again = await timed(() => exportOn(a, partner));
+      expect([again.result.status, again.result.headers['retry-after']]).toEqual([503, '5']);
+      expect(again.ms).toBeLessThan(PROMPTLY_MS);
+      await request(a.url).get('/api/v2/orders').set(as(revoked.token)).expect(401);
+      const listed = await request(a.url).get('/api/v2/orders').set(as(partner.token)).expect(200);
+      expect(listed.body.data).toHaveLength(1);
+      expect((await ready(b)).body.status).toBe('ok');
+      await exportedFile(b, partner);
+    } finally {
+      relay.restore();
+    }
     await eventually(
       async () => (await ready(a)).body.status === 'ok',
       () => 'The direct session did not come back after the link did',

@@ -3,13 +3,7 @@ import { fromDist, issueAdminToken, startApp, type TestApp } from './harness/app
 import { metricValue } from './harness/metrics';
 import { asText } from './harness/as-text';
 import { eventually } from './harness/eventually';
-import {
-  abortAfterFirstChunk,
-  copyOrder,
-  HELD_SLOTS,
-  type StalledClient,
-  stalledExport,
-} from './harness/exports';
+import { abortAndRestart, copyOrder, HELD_SLOTS, type StalledClient, stalledExport } from './harness/exports';
 import { Fixtures, type Partner } from './harness/factories';
 import { TcpProxy } from './harness/tcp-proxy';
 import { createTestDatabase } from './harness/test-database';
@@ -56,21 +50,13 @@ describe('export slots: given back at once, bounded per instance', () => {
     try {
       const fixtures = new Fixtures(app.url, await issueAdminToken(app));
       const partner = await partnerWithManyOrders(app, fixtures);
-      // The company's other slot is taken for the whole test: each new start needs the one just given back.
-      stalled = await stalledExport(app.url, partner.token);
-      await eventually(
-        async () => (await app.db.query(HELD_SLOTS)).rows[0].count === 1,
-        () => 'The stalled export never took its slot',
-        10_000,
-      );
-      const outcomes: { status: number; body: string }[] = [];
-      for (let attempt = 0; attempt < 25; attempt += 1)
-        outcomes.push(await abortAfterFirstChunk(app.url, partner.token));
-      expect(outcomes.filter((outcome) => outcome.status !== 200)).toEqual([]);
+      const sequence = await abortAndRestart(app, partner.token, 25);
+      stalled = sequence.stalled;
+      expect(sequence.refused).toEqual([]);
       expect(
         await counted(app, 'db_reads_total', { target: 'replica', reason: 'caught_up' }),
       ).toBeGreaterThan(25);
-      stalled.socket.destroy();
+      sequence.stalled.socket.destroy();
       await eventually(
         async () => (await app.db.query(HELD_SLOTS)).rows[0].count === 0,
         () => 'The aborted exports still hold slots',

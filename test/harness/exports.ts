@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { Pool } from 'pg';
+import { eventually } from './eventually';
 
 /** The export slots held right now, on every instance (session advisory locks of the slots' connections). */
 export const HELD_SLOTS = `SELECT count(*)::int AS count FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
@@ -73,4 +74,28 @@ export function abortAfterFirstChunk(
     call.on('error', (error) => (call.destroyed ? undefined : reject(error)));
     call.end();
   });
+}
+
+/**
+ * Issue 31's sequence: with the company's other slot taken by a stalled export (so each start needs the slot of
+ * the download just aborted), `times` downloads, each aborted after its first chunk and started again at once.
+ * Resolves with the answers that were not the file, and the stalled client, for the caller to end.
+ */
+export async function abortAndRestart(
+  app: { url: string; db: Pool },
+  token: string,
+  times: number,
+): Promise<{ refused: { status: number; body: string }[]; stalled: StalledClient }> {
+  const stalled = await stalledExport(app.url, token);
+  await eventually(
+    async () => (await app.db.query(HELD_SLOTS)).rows[0].count === 1,
+    () => 'The stalled export never took its slot',
+    10_000,
+  );
+  const refused: { status: number; body: string }[] = [];
+  for (let attempt = 0; attempt < times; attempt += 1) {
+    const { status, body } = await abortAfterFirstChunk(app.url, token);
+    if (status !== 200) refused.push({ status, body });
+  }
+  return { refused, stalled };
 }

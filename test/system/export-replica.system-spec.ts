@@ -1,12 +1,5 @@
 import { issueAdminToken, startApp, type TestApp } from '../harness/app';
-import { eventually } from '../harness/eventually';
-import {
-  abortAfterFirstChunk,
-  copyOrder,
-  HELD_SLOTS,
-  type StalledClient,
-  stalledExport,
-} from '../harness/exports';
+import { abortAndRestart, copyOrder, type StalledClient } from '../harness/exports';
 import { Fixtures } from '../harness/factories';
 import { metricValue } from '../harness/metrics';
 import {
@@ -57,17 +50,9 @@ describeWithReplica('the export with a streaming read replica', () => {
     const fixtures = new Fixtures(app.url, await issueAdminToken(app));
     const { partner, orderId } = await fixtures.partnerWithOrder();
     await copyOrder(app.db, orderId, 20_000);
-    // The company's other slot is taken for the whole test: each new start needs the one just given back.
-    stalled = await stalledExport(app.url, partner.token);
-    await eventually(
-      async () => (await app.db.query(HELD_SLOTS)).rows[0].count === 1,
-      () => 'The stalled export never took its slot',
-      10_000,
-    );
-    const outcomes: { status: number; body: string }[] = [];
-    for (let attempt = 0; attempt < 25; attempt += 1)
-      outcomes.push(await abortAfterFirstChunk(app.url, partner.token));
-    expect(outcomes.filter((outcome) => outcome.status !== 200)).toEqual([]);
+    const sequence = await abortAndRestart(app, partner.token, 25);
+    stalled = sequence.stalled;
+    expect(sequence.refused).toEqual([]);
     // The replica answered the export's batches (once it had replayed the copies).
     expect(
       await metricValue(app, 'db_reads_total', { target: 'replica', reason: 'caught_up' }),

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../../platform/config/environment';
@@ -7,6 +8,12 @@ import { AppMetrics } from '../../platform/metrics/app-metrics';
 
 /** How many exports one company may run at once, across every instance (CONTRACT §4.10). */
 export const EXPORTS_PER_COMPANY = 2;
+
+/**
+ * How long an export waits for the direct session to say whether a slot is free (an instant statement, unless
+ * the link is failing): past it the export is refused with 503 rather than kept waiting.
+ */
+const SLOT_ANSWER_MS = 500;
 
 /**
  * Why an export cannot start now: this instance runs EXPORTS_PER_INSTANCE already, the company runs
@@ -87,11 +94,8 @@ export class ExportSlots {
       released = true;
       this.running -= 1;
       this.held.delete(key);
-      // Sent on the session ahead of any later try at this slot, which therefore finds it free. A session that
-      // has ended holds no locks any more: nothing to give back.
-      void this.session
-        .query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key])
-        .catch(() => undefined);
+      // Sent on the session ahead of any later try at this slot, which therefore finds it free.
+      this.unlock(key);
     };
   }
 
@@ -101,18 +105,34 @@ export class ExportSlots {
       const key = `orders-export:${companyId}:${slot}`;
       if (this.held.has(key)) continue;
       this.held.add(key);
-      try {
-        const [{ taken }] = await this.session.query<{ taken: boolean }>(
-          'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken',
-          [key],
-        );
-        if (taken) return key;
-      } catch (error) {
-        this.held.delete(key);
-        throw error;
+      const attempt = this.session.query<{ taken: boolean }>(
+        'SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS taken',
+        [key],
+      );
+      const answer = await Promise.race([attempt, delay(SLOT_ANSWER_MS, undefined, { ref: false })]).catch(
+        (error: unknown) => {
+          this.held.delete(key);
+          throw error;
+        },
+      );
+      if (answer === undefined) {
+        // Too late for this export; a lock the answer may still bring is given back, never kept.
+        void attempt
+          .then(([{ taken }]) => taken && this.unlock(key))
+          .catch(() => undefined)
+          .finally(() => this.held.delete(key));
+        throw new Error('The direct session did not answer in time.');
       }
+      if (answer[0].taken) return key;
       this.held.delete(key);
     }
     return null;
+  }
+
+  /** A session that has ended holds no locks any more: then there is nothing to give back. */
+  private unlock(key: string): void {
+    void this.session
+      .query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key])
+      .catch(() => undefined);
   }
 }
