@@ -1,12 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { once } from 'node:events';
-import { request as httpRequest } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import { parse } from 'csv-parse/sync';
 import request from 'supertest';
 import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { asText } from './harness/as-text';
 import { eventually } from './harness/eventually';
+import {
+  abortAfterFirstChunk,
+  copyOrder,
+  HELD_SLOTS,
+  type StalledClient,
+  stalledExport,
+} from './harness/exports';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
 import { startServiceExpectingFailure } from './harness/service';
 import { ORDER_CSV_COLUMNS } from '../src/orders/persistence/order-view';
@@ -88,31 +92,6 @@ function readCsv(text: string): Record<string, string>[] {
 /** The stall timeout the services under test run with (EXPORT_STALL_TIMEOUT_MS; 30 s by default). */
 const STALL_MS = 4_000;
 
-/** The export slots held right now, on every instance (session advisory locks of the slots' connections). */
-const HELD_SLOTS = `SELECT count(*)::int AS count FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-  WHERE l.locktype = 'advisory' AND l.granted AND a.datname = current_database()
-    AND a.application_name = 'restaurant-orders-api:session'`;
-
-/** A client that sent the export request on a raw socket and never reads the answer; `closed` settles when it ends. */
-interface StalledClient {
-  socket: Socket;
-  closed: Promise<void>;
-}
-
-async function stalledExport(origin: string, token: string): Promise<StalledClient> {
-  const { hostname, port } = new URL(origin);
-  const socket = connect(Number(port), hostname);
-  // The server resets the stalled client: the reset can reach the socket before the test reads what it holds.
-  socket.on('error', () => undefined);
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  await once(socket, 'connect');
-  socket.pause();
-  socket.write(
-    `GET /api/v2/orders/export?format=ndjson HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: Bearer ${token}\r\n\r\n`,
-  );
-  return { socket, closed };
-}
-
 /** Reads what a stalled client still holds, until the connection ends; whether the file came whole. */
 async function readToEnd({ socket, closed }: StalledClient): Promise<{ bytes: number; whole: boolean }> {
   let bytes = 0;
@@ -183,18 +162,7 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
     }
   }
   /** `count` copies of an order, written straight into the database: one statement, one created_at for all. */
-  async function copies(orderId: number, count: number): Promise<void> {
-    const columns = (
-      await service.db.query(
-        `SELECT string_agg(quote_ident(column_name), ', ') AS list FROM information_schema.columns
-         WHERE table_schema = 'public' AND table_name = 'orders' AND column_name <> 'id'`,
-      )
-    ).rows[0].list as string;
-    await service.db.query(
-      `INSERT INTO orders (${columns}) SELECT ${columns} FROM orders, generate_series(1, $2) WHERE id = $1`,
-      [orderId, count],
-    );
-  }
+  const copies = (orderId: number, count: number) => copyOrder(service.db, orderId, count);
 
   beforeAll(async () => {
     service = await startApp({ env: SERVICE_ENV });
@@ -560,20 +528,9 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
     const own = await fixtures.partner('HU');
     await copies(await place({}, own), 20_000);
     const exporting = `SELECT pid, state, query FROM pg_stat_activity
-      WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%created_at_exact%'
+      WHERE datname = current_database() AND pid <> pg_backend_pid() AND query LIKE '%position_created_at%'
         AND state <> 'idle'`;
-    const url = new URL('/api/v2/orders/export?format=ndjson', service.url);
-    await new Promise<void>((resolve, reject) => {
-      const call = httpRequest(url, { headers: as(own.token) }, (response) => {
-        expect(response.statusCode).toBe(200);
-        response.once('data', () => {
-          call.destroy();
-          resolve();
-        });
-      });
-      call.on('error', (error) => (call.destroyed ? undefined : reject(error)));
-      call.end();
-    });
+    expect((await abortAfterFirstChunk(service.url, own.token)).status).toBe(200);
     // At most the batch being read when the client left finishes; after it, no export statement runs again.
     await eventually(
       async () => (await service.db.query(exporting)).rows.length === 0,

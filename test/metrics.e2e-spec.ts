@@ -169,6 +169,7 @@ describe('Prometheus metrics on their own port (METRICS_PORT)', () => {
       'RestaurantOrdersDatabasePoolWaiting',
       'RestaurantOrdersHeapNearLimit',
       'RestaurantOrdersEventLoopLag',
+      'RestaurantOrdersDirectSessionDown',
     ]);
     const dashboard = JSON.parse(readFileSync(join(DOCKER, 'grafana', 'restaurant-orders.json'), 'utf8')) as {
       panels: { title: string; targets: { expr: string }[] }[];

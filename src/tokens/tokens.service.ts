@@ -14,8 +14,10 @@ import { UnitOfWork } from '../platform/database/unit-of-work';
 
 /**
  * How long an instance trusts a token row it looked up. Every revocation (API or CLI, any instance) is
- * announced with pg_notify on commit and every instance listening forgets the row at once; this bound only
- * matters while an instance's listening connection is down. Expiry is checked on every request against the
+ * announced with pg_notify on commit and every instance listening forgets the row at once. While the listening
+ * session is not known to be receiving (Notifications.listening: it has not answered within the last second,
+ * say its link is cut), the cache is not trusted at all and every request reads its token, so a revoked token
+ * is refused by every instance within a second (CONTRACT §9). Expiry is checked on every request against the
  * cached expires_at, so it is exact.
  */
 export const TOKEN_CACHE_MS = 5_000;
@@ -207,7 +209,8 @@ export class TokensService implements OnModuleInit {
   private async lookUp(hash: Buffer): Promise<ApiToken | null> {
     const key = hash.toString('base64');
     const cached = this.cache.get(key);
-    if (cached && Date.now() - cached.fetchedAt < TOKEN_CACHE_MS) return cached.token;
+    if (cached && Date.now() - cached.fetchedAt < TOKEN_CACHE_MS && this.notifications.listening)
+      return cached.token;
     const token = await this.tokens.findByHash(hash);
     this.cache.delete(key);
     if (token) {

@@ -10,6 +10,8 @@ export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   /** While set, every byte either way waits here instead of being relayed. */
   private held?: (() => void)[];
+  /** How long every byte takes each way (a link to another zone): 0 relays at once. */
+  latencyMs = 0;
   port = 0;
 
   constructor(
@@ -52,6 +54,8 @@ export class TcpProxy {
   private relay(from: Socket, to: Socket): void {
     from.on('data', (chunk: Buffer) => {
       if (this.held) this.held.push(() => to.write(chunk));
+      // Timers of equal delay run in the order they were set: the bytes keep their order.
+      else if (this.latencyMs > 0) setTimeout(() => to.write(chunk), this.latencyMs);
       else to.write(chunk);
     });
   }

@@ -31,7 +31,8 @@ export interface paths {
     /**
      * Readiness: the database answers (503 when it does not).
      * @description The service can do its work: the database answers within a second and is migrated, and on a worker no
-     *     background job's iteration has outrun its bound. 503 otherwise.
+     *     background job's iteration has outrun its bound. 503 otherwise. While the direct database session does not
+     *     answer (`direct_session`), it stays 200 with the status `degraded`: every route but the export is served.
      */
     get: operations['getReadiness'];
     put?: never;
@@ -382,9 +383,10 @@ export interface paths {
      *     chunk: retry it.
      *
      *     Your company runs at most 2 exports at once, counted across every instance of the service: a third gets
-     *     429 with `Retry-After` until one ends. Read the file steadily: a client that takes nothing for 30 seconds
-     *     is cut off (the connection is reset) and gives its slot back. `HEAD` on this path answers the headers
-     *     without running the export.
+     *     429 with `Retry-After` until one ends (a download you abort ends at once). Each instance also runs a bounded
+     *     number of exports of all companies together, so a busy instance may answer 429 as well. Read the file
+     *     steadily: a client that takes nothing for 30 seconds is cut off (the connection is reset) and gives its slot
+     *     back. `HEAD` on this path answers the headers without running the export.
      */
     get: operations['exportOrders'];
     put?: never;
@@ -891,14 +893,18 @@ export interface components {
     };
     HealthResponse: {
       /**
+       * @description `degraded`: ready, but a check is `degraded` (the direct database session does not answer: exports are refused with 503 and Retry-After, every other route is served).
        * @example ok
        * @enum {string}
        */
-      status: 'ok';
+      status: 'ok' | 'degraded';
       /**
-       * @description One entry per check, by name (none for liveness).
+       * @description One entry per check, by name (none for liveness): `database`, `migrations`, `direct_session` (the direct database session: `degraded` while it does not answer, with what that costs) and, on a worker, `jobs`.
        * @example {
        *       "database": {
+       *         "status": "up"
+       *       },
+       *       "direct_session": {
        *         "status": "up"
        *       }
        *     }
@@ -906,15 +912,18 @@ export interface components {
       info: {
         [key: string]: {
           /** @enum {string} */
-          status: 'up' | 'down';
+          status: 'up' | 'degraded' | 'down';
         } & {
           [key: string]: unknown;
         };
       };
       /**
-       * @description One entry per check, by name (none for liveness).
+       * @description One entry per check, by name (none for liveness): `database`, `migrations`, `direct_session` (the direct database session: `degraded` while it does not answer, with what that costs) and, on a worker, `jobs`.
        * @example {
        *       "database": {
+       *         "status": "up"
+       *       },
+       *       "direct_session": {
        *         "status": "up"
        *       }
        *     }
@@ -922,15 +931,18 @@ export interface components {
       error: {
         [key: string]: {
           /** @enum {string} */
-          status: 'up' | 'down';
+          status: 'up' | 'degraded' | 'down';
         } & {
           [key: string]: unknown;
         };
       };
       /**
-       * @description One entry per check, by name (none for liveness).
+       * @description One entry per check, by name (none for liveness): `database`, `migrations`, `direct_session` (the direct database session: `degraded` while it does not answer, with what that costs) and, on a worker, `jobs`.
        * @example {
        *       "database": {
+       *         "status": "up"
+       *       },
+       *       "direct_session": {
        *         "status": "up"
        *       }
        *     }
@@ -938,7 +950,7 @@ export interface components {
       details: {
         [key: string]: {
           /** @enum {string} */
-          status: 'up' | 'down';
+          status: 'up' | 'degraded' | 'down';
         } & {
           [key: string]: unknown;
         };
@@ -7705,7 +7717,7 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description Rate limit exceeded, or your company already runs 2 exports: wait Retry-After seconds. */
+      /** @description Rate limit exceeded, your company already runs 2 exports, or the instance runs as many exports as it may: wait Retry-After seconds. */
       429: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -7751,7 +7763,11 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
-      /** @description The database is unreachable; retry later. */
+      /**
+       * @description The database is unreachable; retry later.
+       *
+       *     Or exports cannot start on this instance for a moment (the database session that counts export slots does not answer): wait Retry-After seconds.
+       */
       503: {
         headers: {
           /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
@@ -7762,6 +7778,8 @@ export interface operations {
           'X-RateLimit-Remaining'?: number;
           /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait. */
+          'Retry-After'?: number;
           [name: string]: unknown;
         };
         content: {

@@ -9,12 +9,27 @@ import {
   CSV_EXAMPLE,
   EXPORT_MEDIA_TYPES,
   EXPORTS_PER_COMPANY,
+  type ExportRefusal,
   OrdersExportService,
 } from '../application/orders-export.service';
 import { type Download, sendDownload, startDownload } from './send-download';
 
-/** What a company whose exports are all running is told to wait before it starts another. */
-const EXPORTS_BUSY_RETRY_AFTER_SECONDS = 10;
+/**
+ * How a refused export is answered, and how long the client is told to wait: a running export takes seconds
+ * (429); the direct database session is reopened within seconds of the database answering again (503).
+ */
+const REFUSALS: Record<ExportRefusal, { code: string; retryAfterSeconds: number }> = {
+  company_busy: { code: 'RATE_LIMITED', retryAfterSeconds: 10 },
+  instance_busy: { code: 'RATE_LIMITED', retryAfterSeconds: 10 },
+  slots_unavailable: { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: 5 },
+};
+
+const RETRY_AFTER = {
+  'Retry-After': {
+    description: 'Seconds to wait.',
+    schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 60 },
+  },
+};
 
 const DOWNLOAD_HEADERS = {
   'Content-Disposition': {
@@ -61,9 +76,10 @@ export class OrdersExportController {
    * chunk: retry it.
    *
    * Your company runs at most 2 exports at once, counted across every instance of the service: a third gets
-   * 429 with `Retry-After` until one ends. Read the file steadily: a client that takes nothing for 30 seconds
-   * is cut off (the connection is reset) and gives its slot back. `HEAD` on this path answers the headers
-   * without running the export.
+   * 429 with `Retry-After` until one ends (a download you abort ends at once). Each instance also runs a bounded
+   * number of exports of all companies together, so a busy instance may answer 429 as well. Read the file
+   * steadily: a client that takes nothing for 30 seconds is cut off (the connection is reset) and gives its slot
+   * back. `HEAD` on this path answers the headers without running the export.
    */
   @Get('orders/export')
   @ApiOperation({ operationId: 'exportOrders', summary: 'Download every matching order (CSV or NDJSON)' })
@@ -84,20 +100,29 @@ export class OrdersExportController {
   })
   @ApiResponse({
     status: 429,
-    description: `Rate limit exceeded, or your company already runs ${EXPORTS_PER_COMPANY} exports: wait Retry-After seconds.`,
-    headers: {
-      'Retry-After': {
-        description: 'Seconds to wait.',
-        schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 60 },
-      },
-      ...RATE_HEADERS,
-    },
+    description:
+      `Rate limit exceeded, your company already runs ${EXPORTS_PER_COMPANY} exports, or the instance runs ` +
+      'as many exports as it may: wait Retry-After seconds.',
+    headers: { ...RETRY_AFTER, ...RATE_HEADERS },
     content: {
       'application/json': {
         schema: { $ref: getSchemaPath(MessageBody) },
         example: {
           message: 'Too many requests. See the API documentation at https://api.example.com/api/docs.',
         },
+      },
+    },
+  })
+  @ApiResponse({
+    status: 503,
+    description:
+      'Or exports cannot start on this instance for a moment (the database session that counts export slots ' +
+      'does not answer): wait Retry-After seconds.',
+    headers: RETRY_AFTER,
+    content: {
+      'application/json': {
+        schema: { $ref: getSchemaPath(MessageBody) },
+        example: { message: 'Service unavailable.' },
       },
     },
   })
@@ -108,15 +133,22 @@ export class OrdersExportController {
     @Res() response: Response,
   ): Promise<void> {
     const release = await this.exports.takeSlot(companyId);
-    if (!release) {
-      response.setHeader('Retry-After', EXPORTS_BUSY_RETRY_AFTER_SECONDS);
-      throw new DomainError('RATE_LIMITED');
+    if (typeof release === 'string') {
+      const refusal = REFUSALS[release];
+      response.setHeader('Retry-After', refusal.retryAfterSeconds);
+      throw new DomainError(refusal.code);
     }
+    // A client that goes away gives the slots back at once, even while a batch it will never get is read.
+    const gone = new AbortController();
+    response.once('close', () => {
+      gone.abort();
+      release();
+    });
     try {
-      const chunks = this.exports.chunks(companyId, query, query.format);
+      const chunks = this.exports.chunks(companyId, query, query.format, gone.signal);
       await sendDownload(response, chunks, this.download(query.format), this.exports.stallTimeoutMs);
     } finally {
-      await release();
+      release();
     }
   }
 

@@ -39,9 +39,11 @@ export type OrderViewField =
       schema: ResponseField<unknown>;
       /** A column of the CSV export (CONTRACT §4.10), in this position. */
       csv?: true;
+      /** Stored sealed in the column of its key: `sql` leaves it null, Node opens it (order-json.ts). */
+      sealed?: true;
     }
-  /** A CSV column the export computes, not a field of the order object. */
-  | { key: string; csv: true };
+  /** A CSV column the export computes, not a field of the order object: its SQL. */
+  | { key: string; csv: FieldSql };
 
 /** SQL expression: a timestamptz as the API writes datetimes, YYYY-MM-DDTHH:MM in the zone `zone` names. */
 export const apiDateTimeSql = (column: string, zone: string): string =>
@@ -198,12 +200,14 @@ export const ORDER_VIEW = [
     sql: () => 'NULL::text',
     schema: text({ description: 'Device login, as submitted.', example: 'bistro-12' }),
     csv: true,
+    sealed: true,
   },
   {
     key: 'password',
     sql: () => 'NULL::text',
     schema: text({ description: 'Device password, as submitted.', example: 'device-secret' }),
     csv: true,
+    sealed: true,
   },
   {
     key: 'final_completion_date',
@@ -277,9 +281,17 @@ export const ORDER_VIEW = [
   { key: 'retail', sql: column('retail'), schema: nullable(flag({ example: false })) },
   { key: 'dinein', sql: column('dinein'), schema: nullable(flag({ example: false })) },
   { key: 'shop_number', sql: column('shop_number'), schema: nullable(text({ example: 'S-22' })) },
-  // The export's own columns: the tracking numbers (space-separated) and the latest delivery date.
-  { key: 'tracking_numbers', csv: true },
-  { key: 'delivered_at', csv: true },
+  // The export's own columns: the tracking numbers (space-separated, as `trackings` lists them) and the latest
+  // delivery date.
+  {
+    key: 'tracking_numbers',
+    csv: (o) =>
+      `(SELECT string_agg(t.tracking_number, ' ' ORDER BY t.id) FROM trackings t WHERE t.order_id = ${o}.id)`,
+  },
+  {
+    key: 'delivered_at',
+    csv: (o, at) => `(SELECT ${at('max(t.delivery_date)')} FROM trackings t WHERE t.order_id = ${o}.id)`,
+  },
   {
     key: 'updated_at',
     sql: dateTime('updated_at'),
@@ -308,12 +320,33 @@ type ViewEntry = (typeof ORDER_VIEW)[number];
 /** The keys of the order's JSON object, in order (without the contributed arrays such as the comments). */
 export const ORDER_FIELDS: string[] = ORDER_VIEW.filter((field) => 'sql' in field).map((field) => field.key);
 
-export type OrderCsvColumn = Extract<ViewEntry, { csv: true }>['key'];
+type CsvEntry = Extract<ViewEntry, { csv: true | FieldSql }>;
+
+export type OrderCsvColumn = CsvEntry['key'];
+
+const CSV_ENTRIES = ORDER_VIEW.filter((field): field is CsvEntry => 'csv' in field);
 
 /** The columns of the CSV export, in order. */
-export const ORDER_CSV_COLUMNS: OrderCsvColumn[] = ORDER_VIEW.filter(
-  (field): field is Extract<ViewEntry, { csv: true }> => 'csv' in field,
-).map((field) => field.key);
+export const ORDER_CSV_COLUMNS: OrderCsvColumn[] = CSV_ENTRIES.map((field) => field.key);
+
+/**
+ * The select list of the CSV export's row of order alias `o`: one value per column of the file, named by it,
+ * in order, each as the order object has it (the sealed ones as stored). No JSON is built: the file's cells
+ * are all scalars. `zone` as for orderJsonSql.
+ */
+export function orderCsvSelectSql(o: string, zone: string): string {
+  const at = (value: string) => apiDateTimeSql(value, zone);
+  return jsonFieldsSql(
+    CSV_ENTRIES.map((field): [string, string] => [
+      field.key,
+      'sealed' in field
+        ? `${o}.${field.key}`
+        : typeof field.csv === 'function'
+          ? field.csv(o, at)
+          : field.sql(o, at),
+    ]),
+  );
+}
 
 /**
  * A field another module adds to the order object, after the order's own: the comments module's array. Its

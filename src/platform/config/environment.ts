@@ -192,6 +192,16 @@ export class Environment {
   @Max(300_000, { message: 'must be an integer from 100 to 300000' })
   EXPORT_STALL_TIMEOUT_MS = 30_000;
 
+  /**
+   * How many exports one instance runs at once, every company together (a company has at most 2 of its own,
+   * across instances): each one that is read quickly keeps about a core busy.
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 1 to 100' })
+  @Min(1, { message: 'must be an integer from 1 to 100' })
+  @Max(100, { message: 'must be an integer from 1 to 100' })
+  EXPORTS_PER_INSTANCE = 4;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
@@ -322,7 +332,13 @@ export class Environment {
 /** Variables whose whole value is a secret: a bad one is described by its length only. */
 const SECRET_VARIABLES = new Set(['DEVICE_CREDENTIALS_KEY']);
 /** Variables holding a URL, which may carry a password (or a query that does): echoed without them. */
-const URL_VARIABLES = new Set(['DATABASE_URL', 'DATABASE_DIRECT_URL', 'DATABASE_REPLICA_URL', 'REDIS_URL', 'PUBLIC_BASE_URL']);
+const URL_VARIABLES = new Set([
+  'DATABASE_URL',
+  'DATABASE_DIRECT_URL',
+  'DATABASE_REPLICA_URL',
+  'REDIS_URL',
+  'PUBLIC_BASE_URL',
+]);
 
 /** A URL with its password masked and without query and fragment; nothing of a value that does not parse. */
 function withoutCredentials(value: string): string | undefined {

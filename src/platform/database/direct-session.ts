@@ -8,6 +8,21 @@ export const DIRECT_SESSION_CONFIG = Symbol('DIRECT_SESSION_CONFIG');
 
 /** The first reopening's delay; the next ones double while the database stays away (outage.ts). */
 const REOPEN_MS = 1_000;
+/** How often a kept session is asked whether it still answers. */
+export const HEARTBEAT_MS = 250;
+/**
+ * The session is up while a question asked of it within this long has been answered. PostgreSQL sends a
+ * listener the notifications committed before a statement ahead of that statement's answer, on the same
+ * connection, so while the session is up, every invalidation committed more than this long ago has arrived:
+ * a cache trusted only then refuses a revoked token within a second (CONTRACT §9), whatever the link does.
+ */
+export const UP_WITHIN_MS = 750;
+/**
+ * Every statement of the session is instant (LISTEN, an advisory lock, SELECT 1): one unanswered this long
+ * means a link that drops packets or a frozen server, and the session is given up and reopened. Connecting
+ * (with the LISTENs) gets twice as long.
+ */
+const ANSWER_TIMEOUT_MS = 1_000;
 
 /** Someone whose state lives in the session: told when it opens (to restore it) and when it is lost. */
 export interface SessionWatcher {
@@ -23,8 +38,11 @@ export interface SessionWatcher {
  * The one connection of this instance that is a session of its own on the primary (DATABASE_DIRECT_URL, so
  * never a transaction-mode pooler's): what must outlive a transaction lives here, the LISTEN of the caches'
  * invalidations and the export slots' advisory locks. Opened on first use; once someone asks to keep it open
- * (`keepOpen`), it is reopened with backoff whenever it is lost. PostgreSQL probes it every few seconds, so a
- * session whose peer vanished ends within about 25 s, and with it its locks.
+ * (`keepOpen`), it is asked `SELECT 1` every HEARTBEAT_MS and reopened with backoff whenever it is lost: closed,
+ * refused, or silent for ANSWER_TIMEOUT_MS. `up` says whether it answered lately; what depends on it does
+ * without it meanwhile (the caches read the database, exports are refused with 503). PostgreSQL probes it
+ * every few seconds, so a session whose peer vanished ends on the server within about 25 s, and with it its
+ * locks.
  */
 @Injectable()
 export class DirectSession implements OnApplicationShutdown {
@@ -33,6 +51,12 @@ export class DirectSession implements OnApplicationShutdown {
   private reopening = false;
   private kept = false;
   private stopped = false;
+  private heartbeat?: NodeJS.Timeout;
+  private beating = false;
+  /** When the latest question that has been answered was asked (0: none yet on this connection). */
+  private answeredAskedAt = 0;
+  /** The statement asked for last: the next one waits for it. */
+  private previous: Promise<unknown> = Promise.resolve();
   private readonly ended = new WeakSet<Client>();
   private readonly watchers: SessionWatcher[] = [];
   private readonly outage: Outage;
@@ -50,6 +74,11 @@ export class DirectSession implements OnApplicationShutdown {
     return this.client !== undefined;
   }
 
+  /** Open, and answered a question asked within the last UP_WITHIN_MS: whatever it was sent has arrived. */
+  get up(): boolean {
+    return this.client !== undefined && Date.now() - this.answeredAskedAt < UP_WITHIN_MS;
+  }
+
   watch(watcher: SessionWatcher): void {
     this.watchers.push(watcher);
   }
@@ -57,14 +86,29 @@ export class DirectSession implements OnApplicationShutdown {
   /** Opens the session and keeps it open from now on; resolves after the first try (it keeps retrying). */
   async keepOpen(): Promise<void> {
     this.kept = true;
+    this.heartbeat ??= setInterval(() => this.beat(), HEARTBEAT_MS).unref();
     await this.session().catch(() => undefined);
   }
 
-  /** A statement in the session (opened first when it is not); a failure ends the session, as a lost one. */
-  async query<Row extends QueryResultRow>(text: string, values?: unknown[]): Promise<Row[]> {
-    const client = await this.session();
+  /**
+   * A statement in the session (opened first when it is not, unless it is kept: a kept session that is not open
+   * is being reopened, and the statement fails at once instead of waiting on a link that may never answer); a
+   * failure ends the session, as a lost one. Statements run one at a time, in the order they were asked for.
+   */
+  query<Row extends QueryResultRow>(text: string, values?: unknown[]): Promise<Row[]> {
+    const run = this.previous.then(() => this.run<Row>(text, values));
+    this.previous = run.catch(() => undefined);
+    return run;
+  }
+
+  private async run<Row extends QueryResultRow>(text: string, values?: unknown[]): Promise<Row[]> {
+    const client = this.kept ? this.client : await this.session();
+    if (!client) throw new Error('The direct database session is being reopened.');
+    const askedAt = Date.now();
     try {
-      return (await client.query<Row>(text, values)).rows;
+      const { rows } = await client.query<Row>(text, values);
+      if (this.client === client) this.answeredAskedAt = Math.max(this.answeredAskedAt, askedAt);
+      return rows;
     } catch (error) {
       this.lose(client, error);
       throw error;
@@ -74,7 +118,17 @@ export class DirectSession implements OnApplicationShutdown {
   /** After the HTTP server has closed, so what still runs at shutdown (an export) keeps its locks to the end. */
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.heartbeat);
     if (this.client) await this.end(this.client);
+  }
+
+  /** Asks an open session whether it still answers (one question at a time); reopening is lose()'s. */
+  private beat(): void {
+    if (!this.client || this.beating) return;
+    this.beating = true;
+    void this.query('SELECT 1')
+      .catch(() => undefined)
+      .finally(() => (this.beating = false));
   }
 
   private session(): Promise<Client> {
@@ -83,13 +137,19 @@ export class DirectSession implements OnApplicationShutdown {
   }
 
   private async connect(): Promise<Client> {
-    const client = new Client(this.config);
+    const client = new Client({
+      ...this.config,
+      query_timeout: ANSWER_TIMEOUT_MS,
+      connectionTimeoutMillis: 2 * ANSWER_TIMEOUT_MS,
+    });
     client.on('error', (error) => this.lose(client, error));
     client.on('notification', ({ channel, payload }) => {
       for (const watcher of this.watchers) watcher.notified?.(channel, payload ?? '');
     });
+    let askedAt: number;
     try {
       await client.connect();
+      askedAt = Date.now();
       await client.query(
         'SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3',
       );
@@ -99,6 +159,7 @@ export class DirectSession implements OnApplicationShutdown {
       throw error;
     }
     this.client = client;
+    this.answeredAskedAt = askedAt;
     this.outage.succeeded();
     return client;
   }
@@ -117,7 +178,11 @@ export class DirectSession implements OnApplicationShutdown {
 
   private async end(client: Client): Promise<void> {
     this.ended.add(client);
-    if (this.client === client) this.client = undefined;
+    if (this.client === client) {
+      this.client = undefined;
+      this.answeredAskedAt = 0;
+    }
+    // With a statement unanswered, end() destroys the socket instead of waiting on a link that drops packets.
     await client.end().catch(() => undefined);
   }
 }

@@ -43,8 +43,11 @@ export class Notifications {
     if (this.session.open) await this.session.query(`LISTEN ${channel}`).catch(() => undefined);
   }
 
-  /** Whether notifications are arriving: while not, a cache must not be trusted beyond its own time bound. */
+  /**
+   * Whether every notification committed more than a second ago has arrived (the session answered lately):
+   * while not, a cache must not be trusted; it reads the database instead.
+   */
   get listening(): boolean {
-    return this.session.open;
+    return this.session.up;
   }
 }

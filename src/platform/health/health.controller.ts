@@ -10,6 +10,7 @@ import {
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { Public } from '../../kernel/access/access.decorators';
 import { MessageBody } from '../openapi/openapi.decorators';
+import { DirectSessionHealthIndicator } from './direct-session.health';
 import { HealthResponse } from './dto/health.response';
 import { JobsHealthIndicator } from './jobs.health';
 import { MigrationsHealthIndicator } from './migrations.health';
@@ -34,6 +35,7 @@ export class HealthController {
     private readonly database: TypeOrmHealthIndicator,
     private readonly migrations: MigrationsHealthIndicator,
     private readonly jobs: JobsHealthIndicator,
+    private readonly directSession: DirectSessionHealthIndicator,
   ) {}
 
   /** The process is up and serving HTTP. Touches nothing else. */
@@ -48,7 +50,8 @@ export class HealthController {
 
   /**
    * The service can do its work: the database answers within a second and is migrated, and on a worker no
-   * background job's iteration has outrun its bound. 503 otherwise.
+   * background job's iteration has outrun its bound. 503 otherwise. While the direct database session does not
+   * answer (`direct_session`), it stays 200 with the status `degraded`: every route but the export is served.
    */
   @Get('ready')
   @ApiUnavailable('The database does not answer.')
@@ -63,6 +66,7 @@ export class HealthController {
     return this.health.check([
       () => this.database.pingCheck('database', { timeout: 1_000 }),
       () => this.migrations.check('migrations'),
+      () => this.directSession.check('direct_session'),
       ...(this.jobs.applies ? [() => this.jobs.check('jobs')] : []),
     ]);
   }

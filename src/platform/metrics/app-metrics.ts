@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Environment } from '../config/environment';
+import { DirectSession } from '../database/direct-session';
 import { ReplicaReads } from '../database/replica-reads';
 import { type CommittedEvent, CommittedEvents } from './committed-events';
 
@@ -73,9 +74,20 @@ export class AppMetrics implements OnModuleInit {
     config: ConfigService<Environment, true>,
     @InjectDataSource() private readonly dataSource: DataSource,
     replicaReads: ReplicaReads,
+    directSession: DirectSession,
   ) {
     this.enabled = config.get('METRICS_PORT', { infer: true }) > 0;
     this.registry.registerMetric(replicaReads.reads);
+    new Gauge({
+      name: 'db_direct_session_up',
+      help:
+        'Whether the direct database session (DATABASE_DIRECT_URL) answered within the last second (1) or not ' +
+        '(0: exports answer 503, caches are bypassed)',
+      registers: [this.registry],
+      collect() {
+        this.set(directSession.up ? 1 : 0);
+      },
+    });
     if (this.enabled) collectDefaultMetrics({ register: this.registry });
     const pool = () => (dataSource.driver as unknown as { master?: PoolCounts }).master;
     const poolGauge = (name: string, help: string, read: (counts: PoolCounts) => number) =>
