@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -8,7 +8,8 @@ import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { Fixtures } from './harness/factories';
-import { runNode } from './harness/run-node';
+import { jsonLines, runNode } from './harness/run-node';
+import { copySdkFolder, PARTNER_COMPILER_OPTIONS, SDK } from './harness/sdk-package';
 import { type RunningService, startService } from './harness/service';
 import {
   FAST_DISPATCH,
@@ -26,7 +27,6 @@ import {
  */
 
 const ROOT = join(__dirname, '..');
-const SDK = join(ROOT, 'clients', 'typescript');
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const RATE_LIMIT_PER_MINUTE = 4;
 /** One more than the budget left after the product list: the last placement meets a 429 and is retried. */
@@ -43,7 +43,12 @@ const exec = promisify(execFile);
 /** Packs the SDK, installs the tarball in a new project and compiles the examples there for each variant. */
 async function installPackedSdk(): Promise<string> {
   const project = await mkdtemp(join(tmpdir(), 'sdk-partner-'));
-  await exec('npm', ['pack', '--silent', '--pack-destination', project], { cwd: SDK });
+  // Packed from a copy (with the repository's dependencies), so that no other spec packing the folder at the
+  // same time (the tutorial's) builds into the same dist/.
+  const copy = join(project, 'sdk');
+  await copySdkFolder(copy);
+  await symlink(join(ROOT, 'node_modules'), join(copy, 'node_modules'));
+  await exec('npm', ['pack', '--silent', '--pack-destination', project], { cwd: copy });
   const tarball = (await readdir(project)).find((file) => file.endsWith('.tgz'));
   if (!tarball) throw new Error('npm pack wrote no tarball');
   await cp(join(SDK, 'examples'), join(project, 'src'), { recursive: true });
@@ -58,13 +63,8 @@ async function installPackedSdk(): Promise<string> {
     Object.entries(VARIANTS).map(async ([variant, resolution]) => {
       const config = {
         compilerOptions: {
+          ...PARTNER_COMPILER_OPTIONS,
           ...resolution,
-          target: 'ES2022',
-          lib: ['ES2022'],
-          types: ['node'],
-          typeRoots: [join(ROOT, 'node_modules', '@types')],
-          strict: true,
-          skipLibCheck: false,
           rootDir: 'src',
           outDir: `out/${variant}`,
         },
@@ -77,13 +77,6 @@ async function installPackedSdk(): Promise<string> {
   return project;
 }
 
-/** The JSON lines a program printed. */
-const linesOf = (output: string): Record<string, unknown>[] =>
-  output
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-
 describe('the SDK package, installed from its tarball (CONTRACT §8)', () => {
   let service: RunningService;
   let receiver: WebhookReceiver;
@@ -92,6 +85,7 @@ describe('the SDK package, installed from its tarball (CONTRACT §8)', () => {
   let project: string;
   const examples: ChildProcess[] = [];
 
+  // Minutes on a busy machine: packing builds the package twice (ES modules, CommonJS), and each variant compiles.
   beforeAll(async () => {
     [service, receiver, project] = await Promise.all([
       startService({ env: { ...FAST_DISPATCH, RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE) } }),
@@ -101,7 +95,7 @@ describe('the SDK package, installed from its tarball (CONTRACT §8)', () => {
     admin = await issueAdminToken(service.databaseUrl!);
     fixtures = new Fixtures(service.url, admin);
     await fixtures.product();
-  }, 120_000);
+  }, 300_000);
 
   afterAll(async () => {
     for (const example of examples) example.kill();
@@ -119,12 +113,12 @@ describe('the SDK package, installed from its tarball (CONTRACT §8)', () => {
     let printed = '';
     example.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
     await eventually(
-      () => linesOf(printed).some((line) => line.listening),
+      () => jsonLines(printed).some((line) => line.listening),
       () => `The ${variant} webhook example did not start: ${printed}`,
     );
     return {
-      url: `http://127.0.0.1:${linesOf(printed)[0].listening as number}/`,
-      lines: () => linesOf(printed),
+      url: `http://127.0.0.1:${jsonLines(printed)[0].listening as number}/`,
+      lines: () => jsonLines(printed),
     };
   }
 
@@ -179,7 +173,7 @@ describe('the SDK package, installed from its tarball (CONTRACT §8)', () => {
       PLACEMENTS: String(PLACEMENTS),
     });
     expect({ variant, code: run.code, stderr: run.stderr }).toEqual({ variant, code: 0, stderr: '' });
-    const lines = linesOf(run.stdout);
+    const lines = jsonLines(run.stdout);
 
     // Every placement is one order, and the one sent again after the 429 kept its key.
     const placed = lines.filter((line) => line.placed);
@@ -265,7 +259,7 @@ describe('the SDK package, installed from its tarball (CONTRACT §8)', () => {
       RESTAURANT_ORDERS_TOKEN: partner.token,
     });
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
-    const lines = linesOf(run.stdout);
+    const lines = jsonLines(run.stdout);
     expect(lines.filter((line) => line.product).length).toBeGreaterThan(0);
     expect(lines).toContainEqual({ status: 404, request_id: expect.stringMatching(/\S/) });
   });
