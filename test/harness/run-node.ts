@@ -36,3 +36,10 @@ export function runNode(
 ): Promise<ProcessResult> {
   return runProcess(process.execPath, [script, ...args], env, cwd);
 }
+
+/** The JSON lines a program printed, parsed (other lines left out). */
+export const jsonLines = (output: string): Record<string, unknown>[] =>
+  output
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);

@@ -1,15 +1,15 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
-import { issueAdminToken } from '../harness/cli';
+import { issueAdminToken, startApp, type TestApp } from '../harness/app';
 import { eventually } from '../harness/eventually';
 import { Fixtures } from '../harness/factories';
-import { runNode } from '../harness/run-node';
-import { type RunningService, startService } from '../harness/service';
+import { jsonLines, runNode } from '../harness/run-node';
+import { copySdkFolder, PARTNER_COMPILER_OPTIONS, SDK } from '../harness/sdk-package';
 import {
   FAST_DISPATCH,
   type ReceivedWebhook,
@@ -18,15 +18,17 @@ import {
 } from '../harness/webhook-receiver';
 
 /**
- * The SDK as a partner gets it (CONTRACT §8): `npm pack` of clients/typescript, installed from the tarball
- * into a fresh project, the package's examples compiled there under `strict` for `moduleResolution`
- * `nodenext` and `bundler`, then run against the service: every page of a list, retries on real 429s (the
- * partner budget is 4 requests a minute) with one order per placement, the error type, and the webhook
- * verifier on real deliveries. A plain-JavaScript program imports the package too.
+ * The SDK as a partner gets it (CONTRACT §8), a system concern: npm, tsc and the programs run as processes. A
+ * copy of clients/typescript alone (nothing of the repository around it) installs its development dependencies
+ * and packs; the tarball holds every example its README names; installed into a new project, it compiles under
+ * `strict` without skipLibCheck: the shipped examples and the README's TypeScript blocks as ES modules for
+ * `nodenext` and `bundler`, a program of its own as CommonJS for `module: node16`. Then against the service
+ * (built in this process): the examples compiled for each variant (every page of a list, retries on real 429s
+ * with one order per placement, the error type, the webhook verifier on real deliveries), the JavaScript
+ * example where npm installed it, and the CommonJS program.
  */
 
 const ROOT = join(__dirname, '..', '..');
-const SDK = join(ROOT, 'clients', 'typescript');
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const RATE_LIMIT_PER_MINUTE = 4;
 /** One more than the budget left after the product list: the last placement meets a 429 and is retried. */
@@ -39,234 +41,355 @@ const VARIANTS = {
 type Variant = keyof typeof VARIANTS;
 
 const exec = promisify(execFile);
+/** npm with only what a partner's shell has: no variable of this repository's test run. */
+const npm = (args: string[], cwd: string) =>
+  exec('npm', args, { cwd, env: { PATH: process.env.PATH, HOME: process.env.HOME }, maxBuffer: 16 << 20 });
+const OFFLINE_FIRST = ['--prefer-offline', '--no-audit', '--no-fund'];
 
-/** Packs the SDK, installs the tarball in a new project and compiles the examples there for each variant. */
-async function installPackedSdk(): Promise<string> {
-  const project = await mkdtemp(join(tmpdir(), 'sdk-partner-'));
-  await exec('npm', ['pack', '--silent', '--pack-destination', project], { cwd: SDK });
-  const tarball = (await readdir(project)).find((file) => file.endsWith('.tgz'));
-  if (!tarball) throw new Error('npm pack wrote no tarball');
-  await cp(join(SDK, 'examples'), join(project, 'src'), { recursive: true });
-  await rm(join(project, 'src', 'tsconfig.json'));
-  await writeFile(join(project, 'package.json'), JSON.stringify({ private: true, type: 'module' }));
-  await exec(
-    'npm',
-    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', `./${tarball}`],
-    { cwd: project },
-  );
-  await Promise.all(
-    Object.entries(VARIANTS).map(async ([variant, resolution]) => {
-      const config = {
-        compilerOptions: {
-          ...resolution,
-          target: 'ES2022',
-          lib: ['ES2022'],
-          types: ['node'],
-          typeRoots: [join(ROOT, 'node_modules', '@types')],
-          strict: true,
-          skipLibCheck: false,
-          rootDir: 'src',
-          outDir: `out/${variant}`,
-        },
-        include: ['src/*.ts'],
-      };
-      await writeFile(join(project, `tsconfig.${variant}.json`), JSON.stringify(config));
-      await exec(process.execPath, [TSC, '-p', `tsconfig.${variant}.json`], { cwd: project });
+/** The ```ts blocks of a Markdown text. */
+const typescriptBlocks = (markdown: string) =>
+  [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map(([, code]) => code);
+
+/** The example files a Markdown text names (`examples/orders.ts`), once each. */
+const examplesNamed = (markdown: string) => [...new Set(markdown.match(/examples\/[\w.-]+\.\w+/g))];
+
+/** A CommonJS program: the package by `require` (TypeScript compiles its import to one), in an async function. */
+const COMMONJS_PROGRAM = `
+import { createRestaurantOrdersClient, RestaurantOrdersError, unwrap, USER_AGENT } from '@restaurant-orders/sdk';
+
+const print = (line: object) => process.stdout.write(\`\${JSON.stringify(line)}\\n\`);
+
+async function main(): Promise<void> {
+  print({ resolved: require.resolve('@restaurant-orders/sdk'), user_agent: USER_AGENT });
+  const client = createRestaurantOrdersClient(process.env.RESTAURANT_ORDERS_URL!, process.env.RESTAURANT_ORDERS_TOKEN!);
+  const [product] = (await unwrap(client.listProducts())).data;
+  const placed = await unwrap(
+    client.placeOrder({
+      body: {
+        first_name: 'Jana', last_name: 'Nováková', consignee: 'Bistro Group', email: 'jana@example.com',
+        phone: '+421900123456', zip: '81101', city: 'Bratislava', street: 'Obchodná', house_number: '12',
+        product_id: product.id, login: 'bistro-12', password: 'device-secret', order_type: 'REGULAR',
+        merchant_id: 'M-4411',
+      },
     }),
   );
-  return project;
+  print({ placed: placed.orders[0].order_id });
+  try {
+    await unwrap(client.getOrder({ params: { path: { id: 2_000_000_000 } } }));
+  } catch (error) {
+    if (!(error instanceof RestaurantOrdersError)) throw error;
+    print({ kind: error.kind, status: error.status });
+  }
 }
 
-/** The JSON lines a program printed. */
-const linesOf = (output: string): Record<string, unknown>[] =>
-  output
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
+`;
 
-describe('the SDK package, installed from its tarball (CONTRACT §8)', () => {
-  let service: RunningService;
+describe('the SDK package, packed from a copy of its folder and installed into a new project (CONTRACT §8)', () => {
+  let scratch: string;
+  let tarball: string;
+  let project: string;
+  let readme: string;
+  let app: TestApp;
   let receiver: WebhookReceiver;
   let admin: string;
   let fixtures: Fixtures;
-  let project: string;
   const examples: ChildProcess[] = [];
 
+  /** Writes a tsconfig of these options in a folder and compiles it: tsc's output when it fails, else ''. */
+  async function compile(
+    folder: string,
+    config: string,
+    options: Record<string, unknown>,
+    include: string[],
+  ) {
+    await writeFile(
+      join(folder, config),
+      JSON.stringify({ compilerOptions: { ...PARTNER_COMPILER_OPTIONS, ...options }, include }),
+    );
+    return exec(process.execPath, [TSC, '-p', config], { cwd: folder }).then(
+      () => '',
+      (error: { stdout: string }) => error.stdout,
+    );
+  }
+
+  // Minutes on a busy machine: the copy installs TypeScript, packing builds twice (ES modules, CommonJS).
   beforeAll(async () => {
-    [service, receiver, project] = await Promise.all([
-      startService({ env: { ...FAST_DISPATCH, RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE) } }),
+    scratch = await mkdtemp(join(tmpdir(), 'sdk-package-'));
+    readme = await readFile(join(SDK, 'README.md'), 'utf8');
+    const copy = join(scratch, 'sdk');
+    await copySdkFolder(copy);
+    [, app, receiver] = await Promise.all([
+      (async () => {
+        await npm(['ci', ...OFFLINE_FIRST], copy);
+        await npm(['pack', '--silent', '--pack-destination', scratch], copy);
+        tarball = join(
+          scratch,
+          (await readdir(scratch)).find((file) => file.endsWith('.tgz')) ?? 'no tarball',
+        );
+        project = join(scratch, 'partner');
+        await mkdir(project);
+        await writeFile(join(project, 'package.json'), JSON.stringify({ private: true }));
+        await npm(['install', ...OFFLINE_FIRST, '--ignore-scripts', tarball], project);
+      })(),
+      startApp({ env: { ...FAST_DISPATCH, RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT_PER_MINUTE) } }),
       startWebhookReceiver(),
-      installPackedSdk(),
     ]);
-    admin = await issueAdminToken(service.databaseUrl!);
-    fixtures = new Fixtures(service.url, admin);
+    admin = await issueAdminToken(app);
+    fixtures = new Fixtures(app.url, admin);
     await fixtures.product();
-  }, 120_000);
+  }, 420_000);
 
   afterAll(async () => {
     for (const example of examples) example.kill();
-    await Promise.all([service?.stop(), receiver?.close()]);
-    if (project) await rm(project, { recursive: true, force: true });
+    await Promise.all([app?.stop(), receiver?.close()]);
+    if (scratch) await rm(scratch, { recursive: true, force: true });
   });
 
-  /** Starts the webhook example of a variant on a free port; resolves with its URL and what it printed. */
-  async function startWebhookExample(variant: Variant, secret: string) {
-    const example = spawn(process.execPath, [join(project, 'out', variant, 'webhooks.js')], {
-      env: { PATH: process.env.PATH, WEBHOOK_SECRET: secret, PORT: '0' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    examples.push(example);
-    let printed = '';
-    example.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
-    await eventually(
-      () => linesOf(printed).some((line) => line.listening),
-      () => `The ${variant} webhook example did not start: ${printed}`,
+  it('holds every example its README names, the code of both module systems and the document', async () => {
+    const { stdout } = await exec('tar', ['-tzf', tarball]);
+    const files = stdout.split('\n').map((file) => file.replace(/^package\//, ''));
+    const named = examplesNamed(readme);
+    expect(named).toEqual(
+      expect.arrayContaining(['examples/orders.ts', 'examples/webhooks.ts', 'examples/list-products.mjs']),
     );
-    return {
-      url: `http://127.0.0.1:${linesOf(printed)[0].listening as number}/`,
-      lines: () => linesOf(printed),
-    };
-  }
+    expect(files).toEqual(
+      expect.arrayContaining([
+        ...named,
+        'dist/esm/index.js',
+        'dist/esm/index.d.ts',
+        'dist/cjs/index.js',
+        'dist/cjs/index.d.ts',
+        'openapi.json',
+        'README.md',
+      ]),
+    );
+    expect(files.filter((file) => file.startsWith('src/') || file.endsWith('tsconfig.json'))).toEqual([]);
+  });
 
-  /** Registers a webhook endpoint of the company as an admin would. */
-  async function register(companyId: number, url: string, secret: string): Promise<void> {
-    await request(service.url)
-      .post('/api/v2/admin/webhooks')
-      .set('Authorization', `Bearer ${admin}`)
-      .send({ company_id: companyId, url, secret })
-      .expect(201);
-  }
+  describe('as ES modules: the examples it ships and the blocks of its README', () => {
+    let esm: string;
 
-  const secretOf = (fill: number) => `whsec_${Buffer.alloc(32, fill).toString('base64')}`;
-
-  /** Sends a delivery as it was received (or altered) to a receiver: its status. */
-  const forward = async (
-    url: string,
-    webhook: ReceivedWebhook,
-    headers: Record<string, string>,
-    body: string,
-  ) =>
-    (
-      await fetch(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'webhook-id': String(webhook.headers['webhook-id']),
-          'webhook-timestamp': String(webhook.headers['webhook-timestamp']),
-          'webhook-signature': String(webhook.headers['webhook-signature']),
-          ...headers,
-        },
-        body,
-      })
-    ).status;
-
-  /**
-   * One variant end to end: the orders example on a partner token of its own company (4 requests a minute),
-   * the webhook example receiving that company's deliveries, then forged deliveries sent to it.
-   */
-  async function exercise(variant: Variant) {
-    const partner = await fixtures.partner();
-    const secret = secretOf(variant === 'nodenext' ? 1 : 2);
-    const webhooks = await startWebhookExample(variant, secret);
-    await register(partner.companyId, webhooks.url, secret);
-    // The same deliveries, captured raw: signed with the example's secret, and with another one.
-    await register(partner.companyId, `${receiver.url}/${variant}/same`, secret);
-    await register(partner.companyId, `${receiver.url}/${variant}/other`, secretOf(9));
-
-    const run = await runNode(join(project, 'out', variant, 'orders.js'), [], {
-      RESTAURANT_ORDERS_URL: service.url,
-      RESTAURANT_ORDERS_TOKEN: partner.token,
-      PLACEMENTS: String(PLACEMENTS),
+    beforeAll(async () => {
+      esm = join(project, 'esm');
+      await mkdir(esm);
+      await writeFile(join(esm, 'package.json'), JSON.stringify({ type: 'module' }));
+      await cp(join(project, 'node_modules', '@restaurant-orders', 'sdk', 'examples'), join(esm, 'src'), {
+        recursive: true,
+      });
+      const blocks = typescriptBlocks(readme);
+      expect(blocks.length).toBeGreaterThanOrEqual(5);
+      await Promise.all(blocks.map((code, n) => writeFile(join(esm, 'src', `readme-${n + 1}.ts`), code)));
     });
-    expect({ variant, code: run.code, stderr: run.stderr }).toEqual({ variant, code: 0, stderr: '' });
-    const lines = linesOf(run.stdout);
 
-    // Every placement is one order, and the one sent again after the 429 kept its key.
-    const placed = lines.filter((line) => line.placed);
-    expect(placed).toHaveLength(PLACEMENTS);
-    const retries = lines.filter((line) => line.retry);
-    expect(retries.length).toBeGreaterThan(0);
-    for (const retry of retries) {
-      expect(retry.retry).toBe(429);
-      expect(retry.wait_ms).toBeGreaterThan(0);
+    it('compiles under nodenext and bundler', async () => {
+      const outputs = await Promise.all(
+        Object.entries(VARIANTS).map(([variant, resolution]) =>
+          compile(
+            esm,
+            `tsconfig.${variant}.json`,
+            { ...resolution, rootDir: 'src', outDir: `out/${variant}` },
+            ['src/*.ts'],
+          ),
+        ),
+      );
+      expect(outputs).toEqual(['', '']);
+    }, 240_000);
+
+    /** Starts the webhook example of a variant on a free port; resolves with its URL and what it printed. */
+    async function startWebhookExample(variant: Variant, secret: string) {
+      const example = spawn(process.execPath, [join(esm, 'out', variant, 'webhooks.js')], {
+        env: { PATH: process.env.PATH, WEBHOOK_SECRET: secret, PORT: '0' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      examples.push(example);
+      let printed = '';
+      example.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+      await eventually(
+        () => jsonLines(printed).some((line) => line.listening),
+        () => `The ${variant} webhook example did not start: ${printed}`,
+      );
+      return {
+        url: `http://127.0.0.1:${jsonLines(printed)[0].listening as number}/`,
+        lines: () => jsonLines(printed),
+      };
     }
-    const retriedPlacement = retries.find((retry) => typeof retry.idempotency_key === 'string');
-    expect(retriedPlacement).toBeDefined();
-    const orders = await service.db.query('SELECT count(*)::int AS count FROM orders WHERE company_id = $1', [
-      partner.companyId,
-    ]);
-    expect(orders.rows[0].count).toBe(PLACEMENTS);
-    const keys = await service.db.query('SELECT key FROM idempotency_keys WHERE company_id = $1', [
-      partner.companyId,
-    ]);
-    expect(keys.rows.map((row) => row.key as string)).toHaveLength(PLACEMENTS);
-    expect(keys.rows.map((row) => row.key as string)).toContain(retriedPlacement?.idempotency_key);
 
-    // Every page of the list, and the error type.
-    expect(lines).toContainEqual({ listed: PLACEMENTS });
-    const failure = lines.find((line) => line.status);
-    expect(failure).toMatchObject({
-      status: 404,
-      message: '404 Order not found.',
-      body: { message: 'Order not found.' },
-    });
-    expect(failure?.request_id).toEqual(expect.stringMatching(/\S/));
+    /** Registers a webhook endpoint of the company as an admin would. */
+    async function register(companyId: number, url: string, secret: string): Promise<void> {
+      await request(app.url)
+        .post('/api/v2/admin/webhooks')
+        .set('Authorization', `Bearer ${admin}`)
+        .send({ company_id: companyId, url, secret })
+        .expect(201);
+    }
 
-    // The verifier: the real deliveries come through as typed events...
-    await eventually(
-      () => webhooks.lines().filter((line) => line.type === 'order.placed').length === PLACEMENTS,
-      () => `The ${variant} webhook example printed: ${JSON.stringify(webhooks.lines())}`,
-    );
-    expect(
-      webhooks
-        .lines()
-        .filter((line) => line.type === 'order.placed')
-        .map((line) => line.order_ref),
-    ).toEqual(expect.arrayContaining(placed.map((line) => line.placed)));
-    await receiver.waitFor(
-      () => receiver.at(`/${variant}/same`).length > 0 && receiver.at(`/${variant}/other`).length > 0,
-    );
-    // ... and a tampered body, another endpoint's secret and an old (replayed) timestamp are refused.
-    const [delivery] = receiver.at(`/${variant}/same`);
-    const tampered = delivery.body.replace(
-      /"order_id":(\d+)/,
-      (_, id: string) => `"order_id":${Number(id) + 1}`,
-    );
-    expect(tampered).not.toBe(delivery.body);
-    expect(await forward(webhooks.url, delivery, {}, tampered)).toBe(400);
-    const [foreign] = receiver.at(`/${variant}/other`);
-    expect(await forward(webhooks.url, foreign, {}, foreign.body)).toBe(400);
-    const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
-    const replayed = {
-      'webhook-timestamp': String(Math.floor(tenMinutesAgo.getTime() / 1000)),
-      'webhook-signature': new Webhook(secret).sign(
-        String(delivery.headers['webhook-id']),
-        tenMinutesAgo,
-        delivery.body,
-      ),
-    };
-    expect(await forward(webhooks.url, delivery, replayed, delivery.body)).toBe(400);
-    expect(webhooks.lines().filter((line) => line.refused)).toEqual([
-      { refused: 'No matching signature found' },
-      { refused: 'No matching signature found' },
-      { refused: 'Message timestamp too old' },
-    ]);
-  }
+    const secretOf = (fill: number) => `whsec_${Buffer.alloc(32, fill).toString('base64')}`;
 
-  it('runs the examples compiled under nodenext and bundler against the service: pages, retries, errors, webhooks', async () => {
-    await Promise.all(Object.keys(VARIANTS).map((variant) => exercise(variant as Variant)));
-  }, 150_000);
+    /** Sends a delivery as it was received (or altered) to a receiver: its status. */
+    const forward = async (
+      url: string,
+      webhook: ReceivedWebhook,
+      headers: Record<string, string>,
+      body: string,
+    ) =>
+      (
+        await fetch(url, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'webhook-id': String(webhook.headers['webhook-id']),
+            'webhook-timestamp': String(webhook.headers['webhook-timestamp']),
+            'webhook-signature': String(webhook.headers['webhook-signature']),
+            ...headers,
+          },
+          body,
+        })
+      ).status;
 
-  it('works from plain JavaScript', async () => {
+    /**
+     * One variant end to end: the orders example on a partner token of its own company (4 requests a minute),
+     * the webhook example receiving that company's deliveries, then forged deliveries sent to it.
+     */
+    async function exercise(variant: Variant) {
+      const partner = await fixtures.partner();
+      const secret = secretOf(variant === 'nodenext' ? 1 : 2);
+      const webhooks = await startWebhookExample(variant, secret);
+      await register(partner.companyId, webhooks.url, secret);
+      // The same deliveries, captured raw: signed with the example's secret, and with another one.
+      await register(partner.companyId, `${receiver.url}/${variant}/same`, secret);
+      await register(partner.companyId, `${receiver.url}/${variant}/other`, secretOf(9));
+
+      const run = await runNode(join(esm, 'out', variant, 'orders.js'), [], {
+        RESTAURANT_ORDERS_URL: app.url,
+        RESTAURANT_ORDERS_TOKEN: partner.token,
+        PLACEMENTS: String(PLACEMENTS),
+      });
+      expect({ variant, code: run.code, stderr: run.stderr }).toEqual({ variant, code: 0, stderr: '' });
+      const lines = jsonLines(run.stdout);
+
+      // Every placement is one order, and the one sent again after the 429 kept its key.
+      const placed = lines.filter((line) => line.placed);
+      expect(placed).toHaveLength(PLACEMENTS);
+      const retries = lines.filter((line) => line.retry);
+      expect(retries.length).toBeGreaterThan(0);
+      for (const retry of retries) {
+        expect(retry.retry).toBe(429);
+        expect(retry.wait_ms).toBeGreaterThan(0);
+      }
+      const retriedPlacement = retries.find((retry) => typeof retry.idempotency_key === 'string');
+      expect(retriedPlacement).toBeDefined();
+      const orders = await app.db.query('SELECT count(*)::int AS count FROM orders WHERE company_id = $1', [
+        partner.companyId,
+      ]);
+      expect(orders.rows[0].count).toBe(PLACEMENTS);
+      const keys = await app.db.query('SELECT key FROM idempotency_keys WHERE company_id = $1', [
+        partner.companyId,
+      ]);
+      expect(keys.rows.map((row) => row.key as string)).toHaveLength(PLACEMENTS);
+      expect(keys.rows.map((row) => row.key as string)).toContain(retriedPlacement?.idempotency_key);
+
+      // Every page of the list, and the error type.
+      expect(lines).toContainEqual({ listed: PLACEMENTS });
+      const failure = lines.find((line) => line.status);
+      expect(failure).toMatchObject({
+        status: 404,
+        message: '404 Order not found.',
+        body: { message: 'Order not found.' },
+      });
+      expect(failure?.request_id).toEqual(expect.stringMatching(/\S/));
+
+      // The verifier: the real deliveries come through as typed events...
+      await eventually(
+        () => webhooks.lines().filter((line) => line.type === 'order.placed').length === PLACEMENTS,
+        () => `The ${variant} webhook example printed: ${JSON.stringify(webhooks.lines())}`,
+      );
+      expect(
+        webhooks
+          .lines()
+          .filter((line) => line.type === 'order.placed')
+          .map((line) => line.order_ref),
+      ).toEqual(expect.arrayContaining(placed.map((line) => line.placed)));
+      await receiver.waitFor(
+        () => receiver.at(`/${variant}/same`).length > 0 && receiver.at(`/${variant}/other`).length > 0,
+      );
+      // ... and a tampered body, another endpoint's secret and an old (replayed) timestamp are refused.
+      const [delivery] = receiver.at(`/${variant}/same`);
+      const tampered = delivery.body.replace(
+        /"order_id":(\d+)/,
+        (_, id: string) => `"order_id":${Number(id) + 1}`,
+      );
+      expect(tampered).not.toBe(delivery.body);
+      expect(await forward(webhooks.url, delivery, {}, tampered)).toBe(400);
+      const [foreign] = receiver.at(`/${variant}/other`);
+      expect(await forward(webhooks.url, foreign, {}, foreign.body)).toBe(400);
+      const tenMinutesAgo = new Date(Date.now() - 10 * 60_000);
+      const replayed = {
+        'webhook-timestamp': String(Math.floor(tenMinutesAgo.getTime() / 1000)),
+        'webhook-signature': new Webhook(secret).sign(
+          String(delivery.headers['webhook-id']),
+          tenMinutesAgo,
+          delivery.body,
+        ),
+      };
+      expect(await forward(webhooks.url, delivery, replayed, delivery.body)).toBe(400);
+      expect(webhooks.lines().filter((line) => line.refused)).toEqual([
+        { refused: 'No matching signature found' },
+        { refused: 'No matching signature found' },
+        { refused: 'Message timestamp too old' },
+      ]);
+    }
+
+    it('runs the examples of each variant against the service: pages, retries, errors, webhooks', async () => {
+      await Promise.all(Object.keys(VARIANTS).map((variant) => exercise(variant as Variant)));
+    }, 150_000);
+  });
+
+  it('runs its JavaScript example where npm installed it', async () => {
     const partner = await fixtures.partner();
-    await cp(join(SDK, 'examples', 'list-products.mjs'), join(project, 'list-products.mjs'));
-    const run = await runNode(join(project, 'list-products.mjs'), [], {
-      RESTAURANT_ORDERS_URL: service.url,
-      RESTAURANT_ORDERS_TOKEN: partner.token,
-    });
+    const run = await runNode(
+      join(project, 'node_modules', '@restaurant-orders', 'sdk', 'examples', 'list-products.mjs'),
+      [],
+      { RESTAURANT_ORDERS_URL: app.url, RESTAURANT_ORDERS_TOKEN: partner.token },
+    );
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
-    const lines = linesOf(run.stdout);
+    const lines = jsonLines(run.stdout);
     expect(lines.filter((line) => line.product).length).toBeGreaterThan(0);
     expect(lines).toContainEqual({ status: 404, request_id: expect.stringMatching(/\S/) });
   });
+
+  it('compiles and runs as CommonJS under module node16: its require build and declarations', async () => {
+    const commonjs = join(project, 'cjs');
+    await mkdir(commonjs);
+    await writeFile(join(commonjs, 'package.json'), JSON.stringify({ type: 'commonjs' }));
+    await writeFile(join(commonjs, 'main.ts'), COMMONJS_PROGRAM);
+    expect(
+      await compile(
+        commonjs,
+        'tsconfig.json',
+        { module: 'node16', moduleResolution: 'node16', outDir: 'out' },
+        ['main.ts'],
+      ),
+    ).toBe('');
+    const partner = await fixtures.partner();
+    const run = await runNode(join(commonjs, 'out', 'main.js'), [], {
+      RESTAURANT_ORDERS_URL: app.url,
+      RESTAURANT_ORDERS_TOKEN: partner.token,
+    });
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    const lines = jsonLines(run.stdout);
+    const version = (JSON.parse(await readFile(join(SDK, 'package.json'), 'utf8')) as { version: string })
+      .version;
+    expect(lines[0]).toEqual({
+      resolved: join(project, 'node_modules', '@restaurant-orders', 'sdk', 'dist', 'cjs', 'index.js'),
+      user_agent: `restaurant-orders-sdk/${version}`,
+    });
+    const placed = Number(lines.find((line) => line.placed)?.placed);
+    const { rows } = await app.db.query('SELECT company_id FROM orders WHERE id = $1', [placed]);
+    expect(rows).toEqual([{ company_id: partner.companyId }]);
+    expect(lines).toContainEqual({ kind: 'response', status: 404 });
+  }, 120_000);
 });

@@ -8,28 +8,32 @@ import { createRestaurantOrdersClient, RestaurantOrdersError, unwrap } from '@re
 
 const print = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
 
-const api = createRestaurantOrdersClient(
+const client = createRestaurantOrdersClient(
   process.env.RESTAURANT_ORDERS_URL ?? 'http://localhost:3000',
   process.env.RESTAURANT_ORDERS_TOKEN ?? '',
   {
-    // A 429 or 503 is sent again after Retry-After (twice at most); a write keeps its Idempotency-Key.
+    // What is safe to send again is sent again (twice at most); a write keeps its Idempotency-Key.
     retry: {
-      onRetry: ({ status, waitMs, request }) =>
-        print({ retry: status, wait_ms: waitMs, idempotency_key: request.headers.get('Idempotency-Key') }),
+      onRetry: ({ status, error, waitMs, request }) =>
+        print({
+          retry: status ?? error?.kind,
+          wait_ms: waitMs,
+          idempotency_key: request.headers.get('Idempotency-Key'),
+        }),
     },
   },
 );
 
 // Every page of a list, one request per page.
 const products = [];
-for await (const product of api.paginate('/api/v2/product')) products.push(product);
+for await (const product of client.paginate('/api/v2/product')) products.push(product);
 const [product] = products;
 if (!product) throw new Error('No active product to order.');
 
-// Each placement carries an Idempotency-Key of its own: sent again after a 429 or 503, it is one order.
+// Each placement carries an Idempotency-Key of its own: sent again after a 429 or a lost answer, it is one order.
 for (let count = 0; count < Number(process.env.PLACEMENTS ?? 1); count += 1) {
   const placed = await unwrap(
-    api.POST('/api/v2/order', {
+    client.placeOrder({
       body: {
         first_name: 'Jana',
         last_name: 'Nováková',
@@ -53,14 +57,14 @@ for (let count = 0; count < Number(process.env.PLACEMENTS ?? 1); count += 1) {
 }
 
 let listed = 0;
-for await (const order of api.paginate('/api/v2/order', { params: { query: { per_page: 2 } } })) {
+for await (const order of client.paginate('/api/v2/order', { params: { query: { per_page: 2 } } })) {
   if (order.state === 'PLACED') listed += 1;
 }
 print({ listed });
 
 // Anything but a success throws a RestaurantOrdersError: status, body and the request id for support.
 try {
-  await unwrap(api.GET('/api/v2/order/{id}', { params: { path: { id: 2_000_000_000 } } }));
+  await unwrap(client.getOrder({ params: { path: { id: 2_000_000_000 } } }));
 } catch (error) {
   if (!(error instanceof RestaurantOrdersError)) throw error;
   print({ status: error.status, message: error.message, body: error.body, request_id: error.requestId });
