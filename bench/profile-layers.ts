@@ -21,7 +21,10 @@ const LAYERS: [string, RegExp][] = [
   ['idle', /^\((idle|program)\)$/],
   ['logging (pino, pino-http, logging/)', /pino|sonic-boom|redact|\/logging\//],
   ['metrics (prom-client, metrics/)', /prom-client|\/metrics\//],
-  ['webhook signing and sending (webhooks/, standardwebhooks)', /\/webhooks\/|standardwebhooks|undici/],
+  [
+    'webhook signing and sending (webhooks/, standardwebhooks)',
+    /\/webhooks\/|standardwebhooks|fast-sha256|undici/,
+  ],
   ['guards: rate limit (throttler, rate-limit/)', /throttler|rate-limit/],
   ['guards: auth (passport, auth/, tokens/, access/)', /passport|\/auth\/|\/tokens\/|\/access\//],
   [
@@ -55,6 +58,20 @@ function layerOf(node: ProfileNode): string {
   return LAYERS.find(([, match]) => match.test(url))?.[0] ?? 'other';
 }
 
+/** Node's own code and V8's builtins: their time goes to the layer that called them (pg's socket writes to pg). */
+const isRuntime = (layer: string) => /^(node: |native: )/.test(layer);
+
+/** The layer of a sample: its frame's, or for a runtime frame the nearest caller's that is not the runtime. */
+function ownerOf(id: number, byId: Map<number, ProfileNode>, parents: Map<number, number>): string {
+  const own = layerOf(byId.get(id)!);
+  if (!isRuntime(own)) return own;
+  for (let up = parents.get(id); up !== undefined; up = parents.get(up)) {
+    const layer = layerOf(byId.get(up)!);
+    if (!isRuntime(layer)) return layer;
+  }
+  return own;
+}
+
 /** The first sample after start-up: after the last one spent loading modules. */
 function afterStartUp(profile: Profile, byId: Map<number, ProfileNode>): number {
   const loading = (id: number) => {
@@ -76,14 +93,22 @@ export interface LayerShare {
   percent: number;
 }
 
-/** The profile's busy time by layer, largest first; idle left out. */
+/**
+ * The profile's busy time by layer, largest first; idle left out. Time in Node's own code and V8's builtins is
+ * its caller's (a socket write that pg makes is the database client's); what no library called stays Node's.
+ */
 export function profileLayers(file: string): { busyMs: number; layers: LayerShare[] } {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const owners = new Map<number, string>();
   const totals = new Map<string, number>();
   const start = afterStartUp(profile, byId);
   for (let index = start; index < profile.samples.length; index += 1) {
-    const layer = layerOf(byId.get(profile.samples[index])!);
+    const id = profile.samples[index];
+    let layer = owners.get(id);
+    if (layer === undefined) owners.set(id, (layer = ownerOf(id, byId, parents)));
     // timeDeltas[i] is the time since the sample before: it belongs to sample i-1's node, about the same.
     totals.set(layer, (totals.get(layer) ?? 0) + (profile.timeDeltas[index] ?? 0) / 1000);
   }
