@@ -17,6 +17,7 @@ import {
 import { backendCpuMs, backendOf, postmasterOf } from './pg-backends';
 import { appEnvironment, type ServerProcess, startServer } from './processes';
 import { type LayerShare, profileLayers } from './profile-layers';
+import { placementBody } from './scenarios';
 import { BENCH_COMPANY_ID, seedBenchDatabase } from './seed';
 
 /**
@@ -170,7 +171,6 @@ interface Tokens {
   admin: string;
 }
 
-let placed = 0;
 const expect = async (answer: Promise<Answer>, statuses: number[], what: string): Promise<Answer> => {
   const { status, body } = await answer;
   if (!statuses.includes(status)) throw new Error(`${what}: ${status} ${body.slice(0, 300)}`);
@@ -186,24 +186,7 @@ const STEPS: Step[] = [
     name: 'POST /order',
     run: async (call, tokens, lifecycle) => {
       const { body } = await expect(
-        call('POST', '/api/v2/order', tokens.partner.get(lifecycle.company)!, {
-          first_name: 'Jana',
-          last_name: 'Nováková',
-          consignee: 'Bistro Bench',
-          email: 'jana@example.com',
-          phone: '+421900123456',
-          zip: '81101',
-          city: 'Bratislava',
-          street: 'Obchodná',
-          house_number: String((placed += 1)),
-          product_id: 1,
-          product_variation_id: 1,
-          login: 'bistro-bench',
-          password: 'device-secret',
-          order_type: 'REGULAR',
-          merchant_id: 'M-BENCH',
-          note: 'Ring twice',
-        }),
+        call('POST', '/api/v2/order', tokens.partner.get(lifecycle.company)!, placementBody()),
         [201],
         'POST /order',
       );
@@ -360,11 +343,13 @@ async function counted(bench: Bench, app: App, work: () => Promise<unknown>): Pr
   };
 }
 
-const newLifecycles = (count: number, offset = 0): Lifecycle[] =>
-  Array.from({ length: count }, (_, index) => ({ company: 1 + ((offset + index) % PLACING_COMPANIES) }));
+/** Lifecycles begun so far: each new one is placed for the next company in turn. */
+let begun = 0;
+const newLifecycles = (count: number): Lifecycle[] =>
+  Array.from({ length: count }, () => ({ company: 1 + (begun++ % PLACING_COMPANIES) }));
 
 async function runLifecycles(app: App, count: number, concurrency: number): Promise<void> {
-  await inParallel(newLifecycles(count, placed), concurrency, async (lifecycle) => {
+  await inParallel(newLifecycles(count), concurrency, async (lifecycle) => {
     for (const step of STEPS) await step.run(app.call!, app.tokens, lifecycle);
   });
 }
@@ -431,7 +416,7 @@ interface StepRow {
 
 /** Each step for `count` lifecycles at once (16 at a time) and its webhooks' drain: the CPU of each step. */
 async function measureSteps(bench: Bench, app: App, count: number): Promise<StepRow[]> {
-  const lifecycles = newLifecycles(count, placed);
+  const lifecycles = newLifecycles(count);
   const rows: StepRow[] = [];
   for (const step of STEPS) {
     const counters = await counted(bench, app, () =>

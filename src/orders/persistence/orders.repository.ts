@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { QueryResultRow } from 'pg';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import type { AuditRow } from '../../audit/audit-row';
-import { appendAuditSql } from '../../audit/audit-sql';
+import { appendAuditSql, auditValues } from '../../audit/audit-sql';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { DeviceCredentials } from '../../platform/formats/device-credentials';
 import { type PreparedStatement, PreparedStatements } from '../../platform/database/prepared-statements';
@@ -101,13 +101,7 @@ export class OrdersRepository {
     const sealed = this.credentials.seal(values);
     const [row] = await this.prepared.rowsOn<PlacedRow>(manager, this.placementStatement(), [
       ...PLACED_PROPERTIES.map((property) => sealed[property]),
-      audit.tokenId,
-      audit.userName,
-      audit.requestId,
-      audit.companyId,
-      audit.action,
-      audit.targetType,
-      audit.changedFields,
+      ...auditValues(audit),
       eventType,
     ]);
     return Object.assign(new Order(), sealed, row);
@@ -324,13 +318,7 @@ export class OrdersRepository {
       change.serialNumber ?? null,
       change.finalCompletionDate !== undefined,
       change.finalCompletionDate ?? null,
-      audit.tokenId,
-      audit.userName,
-      audit.requestId,
-      audit.companyId,
-      audit.action,
-      audit.targetType,
-      audit.changedFields,
+      ...auditValues(audit),
       order.companyId,
       ...events,
     ]);
