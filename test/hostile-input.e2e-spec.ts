@@ -2,9 +2,8 @@ import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import request, { type Response } from 'supertest';
-import { issueAdminToken, runCli } from './harness/cli';
+import { issueAdminToken, issueToken, startApp, type TestApp } from './harness/app';
 import { type Body, Fixtures, orderBody, type Partner, unique } from './harness/factories';
-import { startService, type RunningService } from './harness/service';
 
 /**
  * The standing hostile-input suite (issue 13, CONTRACT §2 "Hostile input"): every route that takes a body or
@@ -49,7 +48,7 @@ function withRawField(body: Body, field: string, raw: string): string {
 }
 
 describe('hostile input, on every route with a body or a query', () => {
-  let service: RunningService;
+  let service: TestApp;
   let fixtures: Fixtures;
   let partner: Partner;
   const tokens = {} as Record<Role, string>;
@@ -164,7 +163,7 @@ describe('hostile input, on every route with a body or a query', () => {
   }
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: {
         RATE_LIMIT_PER_MINUTE: '1000000',
         ADMIN_RATE_LIMIT_PER_MINUTE: '1000000',
@@ -172,15 +171,9 @@ describe('hostile input, on every route with a body or a query', () => {
         WEBHOOK_DISPATCHER: 'false',
       },
     });
-    tokens.admin = await issueAdminToken(service.databaseUrl!);
-    const logistics = await runCli(service.databaseUrl!, [
-      'tokens:create',
-      '--role',
-      'logistics',
-      '--user-name',
-      'hostile-logistics',
-    ]);
-    tokens.logistics = logistics.json!.token as string;
+    tokens.admin = await issueAdminToken(service);
+    const logistics = await issueToken(service, { role: 'logistics', userName: 'hostile-logistics' });
+    tokens.logistics = logistics.token;
     fixtures = new Fixtures(service.url, tokens.admin);
     partner = await fixtures.partner('HU');
     tokens.partner = partner.token;
