@@ -180,6 +180,14 @@ const orderPath = (lifecycle: Lifecycle) => `/api/v2/order/${lifecycle.orderId}`
 const logisticsPath = (lifecycle: Lifecycle) => `/api/v2/logistics/orders/${lifecycle.orderId}`;
 const tracking = (lifecycle: Lifecycle) => `${logisticsPath(lifecycle)}/trackings/LC-${lifecycle.orderId}`;
 
+/** The lifecycle's tracking PUT with `body`: created first (201), replaced after (200). */
+const trackingStep = (what: string, body: Record<string, string>, status: number): Step => ({
+  name: `PUT tracking (${what})`,
+  run: async (call, tokens, lifecycle) => {
+    await expect(call('PUT', tracking(lifecycle), tokens.logistics, body), [status], `tracking, ${what}`);
+  },
+});
+
 /** The seven requests of a lifecycle, in order. */
 const STEPS: Step[] = [
   {
@@ -211,29 +219,12 @@ const STEPS: Step[] = [
       await expect(call('POST', `${logisticsPath(lifecycle)}/sent`, tokens.logistics), [200], 'sent');
     },
   },
-  {
-    name: 'PUT tracking (dispatch date)',
-    run: async (call, tokens, lifecycle) => {
-      await expect(
-        call('PUT', tracking(lifecycle), tokens.logistics, { dispatch_date: yesterdayAt('08:00') }),
-        [201],
-        'tracking dispatched',
-      );
-    },
-  },
-  {
-    name: 'PUT tracking (delivery date)',
-    run: async (call, tokens, lifecycle) => {
-      await expect(
-        call('PUT', tracking(lifecycle), tokens.logistics, {
-          dispatch_date: yesterdayAt('08:00'),
-          delivery_date: yesterdayAt('12:00'),
-        }),
-        [200],
-        'tracking delivered',
-      );
-    },
-  },
+  trackingStep('dispatch date', { dispatch_date: yesterdayAt('08:00') }, 201),
+  trackingStep(
+    'delivery date',
+    { dispatch_date: yesterdayAt('08:00'), delivery_date: yesterdayAt('12:00') },
+    200,
+  ),
   {
     name: 'PATCH final_completion_date',
     run: async (call, tokens, lifecycle) => {
