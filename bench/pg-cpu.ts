@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { Client } from 'pg';
 import { hashSecret, issueSecret } from '../src/tokens/token-secret';
 import { BENCH_DEVICE_CREDENTIALS_KEY, benchDatabaseName, openBenchServer } from './bench-database';
+import { backendCpuMs, backendOf, postmasterOf } from './pg-backends';
 import { appEnvironment, startServer } from './processes';
 import { filterScenarios, prepareSamples } from './scenarios';
 import { BENCH_COMPANY_ID } from './seed';
@@ -27,8 +28,6 @@ import { BENCH_COMPANY_ID } from './seed';
 
 const APP_PORT = Number(process.env.BENCH_PORT ?? 4200);
 const RESULTS_DIR = join(__dirname, 'results');
-/** USER_HZ, 100 on every Linux this runs on. */
-const CLOCK_TICKS_PER_SECOND = 100;
 /** The role the bench observes as: its statements and its backend are left out of every figure. */
 const OBSERVER = 'bench_observer';
 
@@ -92,54 +91,6 @@ function parseOptions(): Options {
     only: values.only ? new RegExp(values.only) : undefined,
     app: values.app,
   };
-}
-
-/** CPU time used so far by a process (utime + stime), in ms; undefined once it has gone. */
-function cpuMsOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * (1000 / CLOCK_TICKS_PER_SECOND);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The CPU the app's backends spend while `work` runs: the children of the postmaster whose title names the
- * app's role and database (`postgres: <user> <database> ...`), sampled every 20 ms, so a connection the pool
- * opens or closes meanwhile counts for the time it was seen.
- */
-async function backendCpuMs(postmaster: number, title: string, work: () => Promise<void>): Promise<number> {
-  const seen = new Map<number, { first: number; last: number }>();
-  const sample = (initial: boolean) => {
-    const children = readFileSync(`/proc/${postmaster}/task/${postmaster}/children`, 'utf8')
-      .trim()
-      .split(' ');
-    for (const pid of children.map(Number).filter(Boolean)) {
-      let cmdline: string;
-      try {
-        cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      } catch {
-        continue;
-      }
-      if (!cmdline.startsWith(title)) continue;
-      const cpu = cpuMsOf(pid);
-      if (cpu === undefined) continue;
-      const known = seen.get(pid);
-      if (known) known.last = cpu;
-      else seen.set(pid, { first: initial ? cpu : 0, last: cpu });
-    }
-  };
-  sample(true);
-  const timer = setInterval(() => sample(false), 20);
-  try {
-    await work();
-  } finally {
-    clearInterval(timer);
-  }
-  sample(false);
-  return [...seen.values()].reduce((sum, { first, last }) => sum + last - first, 0);
 }
 
 /** Sends the requests, `concurrency` at a time; any non-2xx answer stops the bench. */
@@ -312,13 +263,8 @@ async function main(): Promise<void> {
       },
     ];
 
-    const { rows: backend } = await observer.query<{ pid: number; database: string }>(
-      'SELECT pg_backend_pid() AS pid, current_database() AS database',
-    );
-    const postmaster = Number(
-      readFileSync(`/proc/${backend[0].pid}/stat`, 'utf8').split(') ')[1].split(' ')[1],
-    );
-    const appTitle = `postgres: ${new URL(url).username || 'postgres'} ${backend[0].database} `;
+    const postmaster = await postmasterOf(observer);
+    const appBackends = backendOf(new URL(url).username || 'postgres', new URL(url).pathname.slice(1));
 
     const measure = async (kind: Kind): Promise<Figures> => {
       const count = options.requests;
@@ -326,7 +272,7 @@ async function main(): Promise<void> {
       else await kind.run!(Math.min(options.warmup, 40));
       const requests = kind.requests ? kind.requests(count) : [];
       await observer.query('SELECT pg_stat_statements_reset()');
-      const cpuMs = await backendCpuMs(postmaster, appTitle, () =>
+      const { cpuMs } = await backendCpuMs(postmaster, appBackends, () =>
         kind.requests ? send(server.baseUrl, requests, options.concurrency) : kind.run!(count),
       );
       const { rows } = await observer.query<{ query: string; calls: string; plan: number; exec: number }>(

@@ -38,7 +38,8 @@ async function waitUntilAnswering(url: string, child: ChildProcess, output: () =
 
 /**
  * Starts `args` with node on `port` and waits until `readyPath` answers 2xx. Its stdout (the request log)
- * is read and dropped, so logging costs what it costs in production; stderr is kept for error reports.
+ * is read and dropped, so logging costs what it costs in production; stderr is kept for error reports. `cwd` is
+ * the checkout it runs in (this one unless another build is compared).
  */
 export async function startServer(
   name: string,
@@ -46,9 +47,10 @@ export async function startServer(
   port: number,
   env: Record<string, string>,
   readyPath: string,
+  cwd = ROOT,
 ): Promise<ServerProcess> {
   const child = spawn(process.execPath, args, {
-    cwd: ROOT,
+    cwd,
     env: { PATH: process.env.PATH, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -78,25 +78,26 @@ export async function prepareSamples(url: string): Promise<Samples> {
 }
 
 let placed = 0;
-const placement = () =>
-  JSON.stringify({
-    first_name: 'Jana',
-    last_name: 'Nováková',
-    consignee: 'Bistro Bench',
-    email: 'jana@example.com',
-    phone: '+421900123456',
-    zip: '81101',
-    city: 'Bratislava',
-    street: 'Obchodná',
-    house_number: String((placed += 1)),
-    product_id: 1,
-    product_variation_id: 1,
-    login: 'bistro-bench',
-    password: 'device-secret',
-    order_type: 'REGULAR',
-    merchant_id: 'M-BENCH',
-    note: 'Ring twice',
-  });
+/** A placement of the bench company's product 1, a new house number each time. */
+export const placementBody = () => ({
+  first_name: 'Jana',
+  last_name: 'Nováková',
+  consignee: 'Bistro Bench',
+  email: 'jana@example.com',
+  phone: '+421900123456',
+  zip: '81101',
+  city: 'Bratislava',
+  street: 'Obchodná',
+  house_number: String((placed += 1)),
+  product_id: 1,
+  product_variation_id: 1,
+  login: 'bistro-bench',
+  password: 'device-secret',
+  order_type: 'REGULAR',
+  merchant_id: 'M-BENCH',
+  note: 'Ring twice',
+});
+const placement = () => JSON.stringify(placementBody());
 
 const LIST = '/api/v2/order';
 export const HELLO = 'hello: GET /health/live';

@@ -1,3 +1,5 @@
+import type { AuditRow } from './audit-row';
+
 /** SQL expressions, over the rows of a statement's `source`, for the audit row each of them gets. */
 export interface AppendedAudit {
   tokenId: string;
@@ -21,3 +23,17 @@ export const appendAuditSql = (source: string, audit: AppendedAudit): string =>
          SELECT ${audit.tokenId}, ${audit.userName}, ${audit.requestId}, ${audit.companyId},
            ${audit.action}, ${audit.targetType}, ${audit.targetId}, ${audit.changedFields}
          FROM ${source}`;
+
+/**
+ * The values of an audit row but its target, in the order of AppendedAudit's fields less targetId: what a
+ * statement passes for the placeholders it gives appendAuditSql in that order.
+ */
+export const auditValues = (audit: Omit<AuditRow, 'targetId'>): unknown[] => [
+  audit.tokenId,
+  audit.userName,
+  audit.requestId,
+  audit.companyId,
+  audit.action,
+  audit.targetType,
+  audit.changedFields,
+];

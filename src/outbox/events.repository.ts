@@ -4,7 +4,7 @@ import { DataSource, type EntityManager, In } from 'typeorm';
 import { type PreparedStatement, PreparedStatements } from '../platform/database/prepared-statements';
 import { AppMetrics } from '../platform/metrics/app-metrics';
 import { subjectTypeOf } from './event-catalog';
-import { deliveriesSql } from './outbox-sql';
+import { appendDraftedEventsSql, deliveriesSql } from './outbox-sql';
 import type { EventDraft } from './event-types';
 import { OutboxEvent } from './outbox-event.entity';
 
@@ -18,11 +18,13 @@ export interface FeedPosition {
 const INSERT_EVENTS: PreparedStatement = {
   name: 'events_insert',
   text: `WITH inserted AS (
-       INSERT INTO events (company_id, subject_type, order_id, type, data, transaction_id)
-       SELECT $1::integer, draft.subject_type, $2::integer, draft.type, draft.data, pg_current_xact_id()::text::bigint
-       FROM unnest($3::varchar[], $4::varchar[], $5::json[]) WITH ORDINALITY AS draft(subject_type, type, data, position)
-       ORDER BY draft.position
-       RETURNING id, type
+       ${appendDraftedEventsSql({
+         companyId: '$1::integer',
+         subjectId: '$2::integer',
+         subjectTypes: '$3::varchar[]',
+         types: '$4::varchar[]',
+         data: '$5::json[]',
+       })}
      )
      ${deliveriesSql('inserted', '$1')}`,
 };
@@ -47,14 +49,17 @@ export class EventsRepository {
     drafts: EventDraft[],
   ): Promise<void> {
     if (drafts.length === 0) return;
-    await this.prepared.rowsOn(manager, INSERT_EVENTS, [
-      companyId,
-      subjectId,
+    await this.prepared.rowsOn(manager, INSERT_EVENTS, [companyId, subjectId, ...this.draftColumns(drafts)]);
+    this.written(manager, drafts);
+  }
+
+  /** The drafts as appendDraftedEventsSql's arrays: subject types, types, JSON data. */
+  draftColumns(drafts: EventDraft[]): [string[], string[], string[]] {
+    return [
       drafts.map((draft) => subjectTypeOf(draft.type)),
       drafts.map((draft) => draft.type),
       drafts.map((draft) => JSON.stringify(draft.data)),
-    ]);
-    this.written(manager, drafts);
+    ];
   }
 
   /** Events a change has written, counted by the metrics once its transaction commits (or at once, outside one). */

@@ -23,6 +23,14 @@ export class EventsService {
   }
 
   /**
+   * The values of appendDraftedEventsSql's three arrays for `drafts` (subject types, types, JSON data), for a
+   * change whose own statement writes its events; count them with writtenBy.
+   */
+  draftColumns(drafts: EventDraft[]): [string[], string[], string[]] {
+    return this.events.draftColumns(drafts);
+  }
+
+  /**
    * Events the change's own statement wrote (a placement writes its order, audit row, event and deliveries in
    * one): only counted, once the change commits.
    */

@@ -34,3 +34,26 @@ export function appendEventsSql(source: string, events: AppendedEvents): string 
          FROM ${source}
          RETURNING id, type`;
 }
+
+/** SQL expressions for the events of one change given as arrays (one element per event, in order). */
+export interface DraftedEvents {
+  companyId: string;
+  subjectId: string;
+  subjectTypes: string;
+  types: string;
+  data: string;
+}
+
+/**
+ * SQL: the events of one change, from parallel arrays of subject types, types and JSON data, in their order,
+ * once per row of `source` when given (a CTE of the statement that writes the change, so nothing is appended when
+ * it wrote nothing); returning the new ids and types for deliveriesSql. One text whatever the number of events.
+ */
+export const appendDraftedEventsSql = (events: DraftedEvents, source?: string): string =>
+  `INSERT INTO events (company_id, subject_type, order_id, type, data, transaction_id)
+       SELECT ${events.companyId}, draft.subject_type, ${events.subjectId}, draft.type, draft.data,
+         pg_current_xact_id()::text::bigint
+       FROM ${source ? `${source} CROSS JOIN ` : ''}unnest(${events.subjectTypes}, ${events.types}, ${events.data})
+         WITH ORDINALITY AS draft(subject_type, type, data, position)
+       ORDER BY draft.position
+       RETURNING id, type`;

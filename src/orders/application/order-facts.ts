@@ -4,6 +4,7 @@ import type { Actor } from '../../kernel/access/actor';
 import { AuditService } from '../../audit/audit.service';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { EventsService } from '../../outbox/events.service';
+import { WritePositions } from '../../platform/database/write-positions';
 import { type EventDraft, type OrderAfterChange, orderEvents } from '../events/order-events';
 import type { DeliveryError, DetailedStatus } from '../order-children.entities';
 import type { OrderState } from '../order-state';
@@ -27,7 +28,7 @@ interface Recorded {
   /** The state the fact moves the order to (the same state when it does not move it). */
   state: OrderState;
   /** Order columns the fact sets (serial number, completion date). */
-  values?: Partial<Order>;
+  values?: CompletionFact;
   /** The event of the fact itself; a state change adds its own order.state_changed. */
   event?: (after: OrderAfterChange) => EventDraft;
 }
@@ -46,6 +47,7 @@ export class OrderFacts {
     private readonly audit: AuditService,
     private readonly events: EventsService,
     private readonly formats: ApiFormats,
+    private readonly positions: WritePositions,
   ) {}
 
   /** The order is with logistics now (SENT_TO_LOGISTICS). */
@@ -129,7 +131,10 @@ export class OrderFacts {
     });
   }
 
-  /** Writes the order row (state, values, updated_at, version), the audit row and the events. */
+  /**
+   * Writes the order row (state, values, updated_at, version), the audit row and the events in one statement;
+   * the company's write position is recorded once the transaction commits, as AuditService.record would.
+   */
   private async apply(
     manager: EntityManager,
     actor: Actor,
@@ -138,21 +143,24 @@ export class OrderFacts {
   ): Promise<Order> {
     const stateChanged = recorded.state !== order.state;
     const after = { ...order, ...recorded.values, state: recorded.state, version: order.version + 1 };
-    await this.orders.update(manager, order.id, {
-      ...recorded.values,
-      ...(stateChanged ? { state: recorded.state } : {}),
-    });
-    await this.audit.record(manager, actor, {
-      action: recorded.action,
-      targetType: 'order',
-      targetId: order.id,
-      companyId: order.companyId,
-      changedFields: stateChanged ? [...recorded.changedFields, 'state'] : recorded.changedFields,
-    });
-    await this.events.publish(manager, order.companyId, order.id, [
+    const drafts = [
       ...(recorded.event ? [recorded.event(after)] : []),
       ...(stateChanged ? [orderEvents.stateChanged(after, order.state)] : []),
-    ]);
+    ];
+    await this.orders.recordFact(
+      manager,
+      order,
+      { state: recorded.state, ...recorded.values },
+      this.audit.row(actor, {
+        action: recorded.action,
+        targetType: 'order',
+        companyId: order.companyId,
+        changedFields: stateChanged ? [...recorded.changedFields, 'state'] : recorded.changedFields,
+      }),
+      this.events.draftColumns(drafts),
+    );
+    this.events.writtenBy(manager, drafts);
+    await this.positions.changed(manager, order.companyId);
     return after;
   }
 }

@@ -4,12 +4,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { QueryResultRow } from 'pg';
 import { DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import type { AuditRow } from '../../audit/audit-row';
-import { appendAuditSql } from '../../audit/audit-sql';
+import { appendAuditSql, auditValues } from '../../audit/audit-sql';
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { DeviceCredentials } from '../../platform/formats/device-credentials';
 import { type PreparedStatement, PreparedStatements } from '../../platform/database/prepared-statements';
 import { type ReadTarget, ReplicaReads } from '../../platform/database/replica-reads';
-import { appendEventsSql, deliveriesSql } from '../../outbox/outbox-sql';
+import { appendDraftedEventsSql, appendEventsSql, deliveriesSql } from '../../outbox/outbox-sql';
 import { ORDER_SUBJECT_TYPE, type OrderEventType, placedDataSql } from '../events/order-events';
 import type { OrderResponse } from '../dto/order.response';
 import { STORED_PROPERTIES, type StoredFields } from '../domain/order-fields';
@@ -34,6 +34,13 @@ export interface OrderFilter {
 
 /** What a placement writes to its order row; every other column takes its default. */
 export type PlacedOrder = StoredFields & Pick<Order, 'companyId' | 'site' | 'state'>;
+
+/** What a fact changes on the order row: its state, and the completion's columns when given (undefined: kept). */
+export interface FactChange {
+  state: OrderState;
+  serialNumber?: string | null;
+  finalCompletionDate?: Date | null;
+}
 
 const PLACED_PROPERTIES: (keyof PlacedOrder)[] = [...STORED_PROPERTIES, 'companyId', 'site', 'state'];
 
@@ -68,6 +75,7 @@ export class OrdersRepository {
   /** The order row locked for a write (see `lockOfCompany` and `lockById`), prepared like the reads. */
   private lockOfCompanyStatement?: PreparedStatement;
   private lockByIdStatement?: PreparedStatement;
+  private factStatement?: PreparedStatement;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -93,13 +101,7 @@ export class OrdersRepository {
     const sealed = this.credentials.seal(values);
     const [row] = await this.prepared.rowsOn<PlacedRow>(manager, this.placementStatement(), [
       ...PLACED_PROPERTIES.map((property) => sealed[property]),
-      audit.tokenId,
-      audit.userName,
-      audit.requestId,
-      audit.companyId,
-      audit.action,
-      audit.targetType,
-      audit.changedFields,
+      ...auditValues(audit),
       eventType,
     ]);
     return Object.assign(new Order(), sealed, row);
@@ -259,6 +261,67 @@ export class OrdersRepository {
       { id },
       { ...this.credentials.seal(values), updatedAt: () => 'now()', version: () => 'version + 1' },
     );
+  }
+
+  /**
+   * A fact recorded on a locked order in one statement: the order row (its state, the completion's columns
+   * when given, updated_at, version), its audit row, its events (EventsService.draftColumns) and their
+   * deliveries. Three round trips fewer than writing each on its own.
+   */
+  async recordFact(
+    manager: EntityManager,
+    order: Pick<Order, 'id' | 'companyId'>,
+    change: FactChange,
+    audit: Omit<AuditRow, 'targetId'>,
+    events: [string[], string[], string[]],
+  ): Promise<void> {
+    this.factStatement ??= {
+      name: 'orders_record_fact',
+      text: `WITH changed AS (
+         UPDATE orders SET state = $2::varchar,
+           serial_number = CASE WHEN $3::boolean THEN $4::varchar ELSE serial_number END,
+           final_completion_date = CASE WHEN $5::boolean THEN $6::timestamptz ELSE final_completion_date END,
+           updated_at = now(), version = version + 1
+         WHERE id = $1
+         RETURNING id
+       ), audit AS (
+         ${appendAuditSql('changed', {
+           tokenId: '$7::integer',
+           userName: '$8::varchar',
+           requestId: '$9::varchar',
+           companyId: '$10::integer',
+           action: '$11::varchar',
+           targetType: '$12::varchar',
+           targetId: 'changed.id::text',
+           changedFields: '$13::text[]',
+         })}
+       ), event AS (
+         ${appendDraftedEventsSql(
+           {
+             companyId: '$14::integer',
+             subjectId: 'changed.id',
+             subjectTypes: '$15::varchar[]',
+             types: '$16::varchar[]',
+             data: '$17::json[]',
+           },
+           'changed',
+         )}
+       ), deliveries AS (
+         ${deliveriesSql('event', '$14::integer')}
+       )
+       SELECT id FROM changed`,
+    };
+    await this.prepared.rowsOn(manager, this.factStatement, [
+      order.id,
+      change.state,
+      change.serialNumber !== undefined,
+      change.serialNumber ?? null,
+      change.finalCompletionDate !== undefined,
+      change.finalCompletionDate ?? null,
+      ...auditValues(audit),
+      order.companyId,
+      ...events,
+    ]);
   }
 
   /** Moves updated_at when something of the order changed (a comment, a tracking, ...). */
