@@ -10,7 +10,7 @@ import { issueAdminToken } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
 import { type RunningService, startService, startServiceExpectingFailure } from './harness/service';
-import { ORDER_CSV_COLUMNS } from '../src/orders/persistence/order-view';
+import { ORDER_CSV_COLUMNS } from '../src/orders/domain/order-view';
 
 type Item = Record<string, unknown> & {
   order_id: number;

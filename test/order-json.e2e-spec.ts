@@ -2,7 +2,7 @@ import request from 'supertest';
 import { issueAdminToken } from './harness/cli';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
 import { startService, type RunningService } from './harness/service';
-import { ORDER_FIELDS } from '../src/orders/persistence/order-view';
+import { ORDER_FIELDS } from '../src/orders/domain/order-view';
 
 /**
  * The order object is built by PostgreSQL from the order view (src/orders/persistence/order-view.ts): its fields keep the spec's order and

@@ -6,7 +6,7 @@ import { ApiFormats } from '../../platform/formats/api-formats';
 import { withCredentials } from '../persistence/order-json';
 import type { ExportFormat } from '../http/dto/export-orders.query';
 import { type ExportRow, OrdersExportRepository } from '../persistence/orders-export.repository';
-import { ORDER_CSV_COLUMNS, type OrderCsvColumn } from '../persistence/order-view';
+import { ORDER_CSV_COLUMNS, type OrderCsvColumn } from '../domain/order-view';
 import { ExportSlots, type ReleaseSlot } from './export-slots';
 import { type OrderFilterQuery, toOrderFilter } from './order-filter';
 
