@@ -10,6 +10,7 @@ import {
 } from './harness/factories';
 import { startService, type RunningService } from './harness/service';
 import { openStoredCredential } from './harness/test-database';
+import { placementTextOf255 } from './harness/text-fields';
 
 /** An API datetime: minutes, no seconds, no zone, UTC. */
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
@@ -213,19 +214,7 @@ describe('orders: placing, reading, listing and updating', () => {
       await expectRefused(sk, body, { product_id: ['The product id field is required.'] });
     });
 
-    it.each([
-      'first_name',
-      'street',
-      'house_number',
-      'login',
-      'password',
-      'merchant_id',
-      'floor',
-      'door',
-      'opening_hours',
-      'shop_number',
-      'corrected_order_ID',
-    ])('refuses %s over 255 characters and accepts exactly 255', async (field) => {
+    it.each(placementTextOf255())('refuses %s over 255 characters and accepts exactly 255', async (field) => {
       const label = field === 'corrected_order_ID' ? 'corrected order ID' : field.replace(/_/g, ' ');
       await expectRefused(sk, validOrder({ [field]: 'x'.repeat(256) }), {
         [field]: [`The ${label} may not be greater than 255 characters.`],
