@@ -1,7 +1,7 @@
 // Lints the OpenAPI document of the built service (GET /api/docs-json), or the document in the file given as
 // the one argument, with Redocly's recommended rules (redocly.yaml) and with Spectral and the OWASP ruleset
 // (.spectral.yaml): fails on a Redocly error or a Spectral warning (both rulesets are at 0 problems; each rule
-// turned off or replaced says why). test/openapi-lint.e2e-spec.ts lints altered copies through the argument.
+// turned off or replaced says why). test/system/openapi-lint.system-spec.ts lints altered copies through the argument.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

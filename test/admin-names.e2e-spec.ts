@@ -1,6 +1,5 @@
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
-import { startService, type RunningService } from './harness/service';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 
 let counter = 0;
 const unique = (label: string): string => `${label}-${process.pid}-${(counter += 1)}`;
@@ -10,7 +9,7 @@ const unique = (label: string): string => `${label}-${process.pid}-${(counter +=
  * the companies, tokens, products and webhooks lists, and the company names of the audit trail.
  */
 describe('admin names and list filters', () => {
-  let service: RunningService;
+  let service: TestApp;
   let admin: string;
 
   const api = () => request(service.url);
@@ -25,14 +24,14 @@ describe('admin names and list filters', () => {
   }
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: {
         RATE_LIMIT_PER_MINUTE: '10000',
         ADMIN_RATE_LIMIT_PER_MINUTE: '10000',
         WEBHOOK_ALLOW_PRIVATE: 'true',
       },
     });
-    admin = await issueAdminToken(service.databaseUrl!);
+    admin = await issueAdminToken(service);
   });
 
   afterAll(async () => {

@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { type LogLine, type RunningService, startService } from './harness/service';
+import { type LogLine } from './harness/service';
 import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from './harness/webhook-receiver';
 
 interface Company {
@@ -46,7 +46,7 @@ interface TimelineEntry {
  * the partner list is, each the very object its partner gets, and one order's company and timeline.
  */
 describe('admin orders (GET /admin/orders, GET /admin/orders/{id})', () => {
-  let service: RunningService;
+  let service: TestApp;
   let receiver: WebhookReceiver;
   let admin: string;
   let fixtures: Fixtures;
@@ -84,8 +84,8 @@ describe('admin orders (GET /admin/orders, GET /admin/orders/{id})', () => {
   beforeAll(async () => {
     receiver = await startWebhookReceiver((incoming) => (incoming.path === '/down' ? 500 : 200));
     // A receiver that answers 500 at once: a slow machine must not turn its answer into a timeout.
-    service = await startService({ env: { ...FAST_DISPATCH, WEBHOOK_TIMEOUT_MS: '10000' } });
-    admin = await issueAdminToken(service.databaseUrl!);
+    service = await startApp({ env: { ...FAST_DISPATCH, WEBHOOK_TIMEOUT_MS: '10000' } });
+    admin = await issueAdminToken(service);
     fixtures = new Fixtures(service.url, admin);
     productId = (await fixtures.product()).id;
     logisticsToken = await fixtures.logisticsToken('courier-adminorders');

@@ -1,15 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { parse } from 'csv-parse/sync';
 import request from 'supertest';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { asText } from './harness/as-text';
-import { issueAdminToken } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
-import { type RunningService, startService, startServiceExpectingFailure } from './harness/service';
+import { startServiceExpectingFailure } from './harness/service';
 import { ORDER_CSV_COLUMNS } from '../src/orders/domain/order-view';
 import { plainTextFields } from './harness/text-fields';
 
@@ -120,11 +119,8 @@ async function readToEnd({ socket, closed }: StalledClient): Promise<{ bytes: nu
   return { bytes, whole: tail.endsWith('\r\n0\r\n\r\n') };
 }
 
-/** The service's resident set size, in MB. */
-function rssMb(service: RunningService): number {
-  const status = readFileSync(`/proc/${service.process.pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
-}
+/** The resident set size of this process, which runs the service (test/harness/app.ts), in MB. */
+const rssMb = (): number => process.memoryUsage().rss / 1024 / 1024;
 
 const SERVICE_ENV = {
   RATE_LIMIT_PER_MINUTE: '100000',
@@ -133,7 +129,7 @@ const SERVICE_ENV = {
 };
 
 describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let admin: string;
   let logisticsToken: string;
   let fixtures: Fixtures;
@@ -193,8 +189,8 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
   }
 
   beforeAll(async () => {
-    service = await startService({ env: SERVICE_ENV });
-    admin = await issueAdminToken(service.databaseUrl!);
+    service = await startApp({ env: SERVICE_ENV });
+    admin = await issueAdminToken(service);
     fixtures = new Fixtures(service.url, admin);
     partner = await fixtures.partner('SK');
     productId = (await fixtures.product()).id;
@@ -468,7 +464,7 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
     await copies(await place({}, stalling), 20_000);
     const other = await fixtures.partner('SK');
     await place({}, other);
-    const second = await startService({ env: { ...SERVICE_ENV, DATABASE_URL: service.databaseUrl! } });
+    const second = await startApp({ env: { ...SERVICE_ENV, DATABASE_URL: service.databaseUrl } });
     try {
       const timed = async (call: () => Promise<unknown>) => {
         const started = performance.now();
@@ -486,7 +482,7 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
         return Math.max(...latencies);
       };
       const heldSlots = async () => (await service.db.query(HELD_SLOTS)).rows[0].count as number;
-      const idle = { rssMb: rssMb(service), slowestMs: await otherTenant() };
+      const idle = { rssMb: rssMb(), slowestMs: await otherTenant() };
 
       const stalledAt = Date.now();
       const stalled = [
@@ -513,7 +509,7 @@ describe('the export: GET /orders/export (CONTRACT §4.10)', () => {
       const held = {
         otherExportMs: await timed(async () => expect((await csvOf('', other)).length).toBe(1)),
         slowestMs: await otherTenant(),
-        rssMb: rssMb(service),
+        rssMb: rssMb(),
       };
       expect(await heldSlots()).toBe(2);
       expect(held.otherExportMs).toBeLessThan(2_000);

@@ -1,27 +1,16 @@
-import { request as httpRequest } from 'node:http';
-import type { Pool } from 'pg';
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { startService, type RunningService } from './harness/service';
+import { CONCURRENCY, ENV, halfWrittenOrders, REQUEST_BOUND_MS } from './harness/faults';
 import { TcpProxy } from './harness/tcp-proxy';
 import { createTestDatabase } from './harness/test-database';
 
 /**
- * Faults (CONTRACT §2, §8): the database going away, SIGTERM and SIGKILL under concurrent load. Every
- * request carries a generous bound, so a hanging request fails the spec instead of stalling it.
+ * Faults (CONTRACT §2, §8), in process: the database going away behind a TCP relay, a stalled link, a burst on
+ * a fresh instance. SIGTERM and SIGKILL under load: test/system/faults.system-spec.ts.
  */
-const REQUEST_BOUND_MS = 10_000;
-const CONCURRENCY = 30;
 const UNAVAILABLE = { message: 'Service unavailable.' };
-/** Enough for many concurrent requests: the rate limit is not what these specs exercise. */
-const ENV = { RATE_LIMIT_PER_MINUTE: '100000' };
-
-interface Answer {
-  status: number;
-  body: unknown;
-}
 
 /** The partner's mixed workload: a third placements, a third list pages, a third single orders. */
 function mixedRequest(url: string, partner: Partner, productId: number, orderId: number, n: number) {
@@ -49,21 +38,8 @@ function burst(url: string, partner: Partner, productId: number, orderId: number
   );
 }
 
-/** Orders without their `order.placed` audit row, and `order.placed` rows without their order: none, ever. */
-async function halfWrittenOrders(db: Pool): Promise<string[]> {
-  const { rows } = await db.query<{ problem: string }>(`
-    SELECT 'order ' || o.id || ' has no audit row' AS problem FROM orders o
-     WHERE NOT EXISTS (SELECT 1 FROM audit_events a
-                        WHERE a.action = 'order.placed' AND a.target_type = 'order' AND a.target_id = o.id::text)
-    UNION ALL
-    SELECT 'audit row ' || a.id || ' names no order' FROM audit_events a
-     WHERE a.action = 'order.placed'
-       AND NOT EXISTS (SELECT 1 FROM orders o WHERE o.id::text = a.target_id)`);
-  return rows.map((row) => row.problem);
-}
-
-async function setUp(service: RunningService, databaseUrl: string) {
-  return new Fixtures(service.url, await issueAdminToken(databaseUrl)).partnerWithOrder();
+async function setUp(service: TestApp) {
+  return new Fixtures(service.url, await issueAdminToken(service)).partnerWithOrder();
 }
 
 async function waitUntilReady(url: string): Promise<number> {
@@ -83,7 +59,7 @@ async function expectReadinessRed(url: string): Promise<void> {
 
 /** Once it is back: ready again by itself, every request answered as usual, nothing half-written. */
 async function expectRecovered(
-  service: RunningService,
+  service: TestApp,
   partner: Partner,
   productId: number,
   orderId: number,
@@ -98,9 +74,9 @@ describe('the database going away mid-run', () => {
   it('answers every request, 503 once it is gone; readiness goes red; the service recovers by itself', async () => {
     const databaseUrl = await createTestDatabase();
     const { proxy, url } = await TcpProxy.for(databaseUrl);
-    const service = await startService({ env: { ...ENV, DATABASE_URL: url } });
+    const service = await startApp({ env: { ...ENV, DATABASE_URL: url } });
     try {
-      const { partner, productId, orderId } = await setUp(service, databaseUrl);
+      const { partner, productId, orderId } = await setUp(service);
 
       let firstAnswered: () => void = () => {};
       const firstAnswer = new Promise<void>((resolve) => (firstAnswered = resolve));
@@ -130,7 +106,7 @@ describe('the database away for some seconds with no traffic', () => {
   it('the dispatcher and the direct session (the NOTIFY listener) each log one warning without a stack when it starts, and one line when it ends', async () => {
     const databaseUrl = await createTestDatabase();
     const { proxy, url } = await TcpProxy.for(databaseUrl);
-    const service = await startService({ env: { DATABASE_URL: url } });
+    const service = await startApp({ env: { DATABASE_URL: url } });
     try {
       const before = service.logs().length;
       await proxy.cut();
@@ -172,11 +148,11 @@ describe('a stalled database link (packets dropped, nothing refused)', () => {
   it('answers every request 503 within a bound while stalled, and recovers by itself', async () => {
     const databaseUrl = await createTestDatabase();
     const { proxy, url } = await TcpProxy.for(databaseUrl);
-    const service = await startService({
+    const service = await startApp({
       env: { ...ENV, DATABASE_URL: url, DATABASE_STATEMENT_TIMEOUT_MS: '1000' },
     });
     try {
-      const { partner, productId, orderId } = await setUp(service, databaseUrl);
+      const { partner, productId, orderId } = await setUp(service);
 
       proxy.blackhole();
       const started = Date.now();
@@ -201,10 +177,10 @@ describe('a stalled database link (packets dropped, nothing refused)', () => {
 describe('a burst on a freshly started instance with a healthy database', () => {
   it('queues 100 concurrent placements for its two pooled connections: none gets 503', async () => {
     const databaseUrl = await createTestDatabase();
-    const preparing = await startService({ env: { ...ENV, DATABASE_URL: databaseUrl } });
-    const { partner, productId } = await setUp(preparing, databaseUrl);
+    const preparing = await startApp({ env: { ...ENV, DATABASE_URL: databaseUrl } });
+    const { partner, productId } = await setUp(preparing);
     await preparing.stop();
-    const fresh = await startService({ env: { ...ENV, DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '2' } });
+    const fresh = await startApp({ env: { ...ENV, DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '2' } });
     try {
       const statuses = await Promise.all(
         Array.from({ length: 100 }, async () => {
@@ -219,140 +195,6 @@ describe('a burst on a freshly started instance with a healthy database', () => 
       expect(statuses.filter((status) => status !== 201)).toEqual([]);
     } finally {
       await fresh.stop();
-    }
-  });
-});
-
-/**
- * A request held open at the server: its headers go out with `Expect: 100-continue`, and the server's
- * `100 Continue` proves it accepted the request; `send()` then writes the body.
- */
-function heldRequest(port: number, method: string, path: string, token: string, body = '') {
-  let onContinue: () => void = () => {};
-  let onError: (error: Error) => void = () => {};
-  const accepted = new Promise<void>((resolve, reject) => {
-    onContinue = resolve;
-    onError = reject;
-  });
-  const outgoing = httpRequest({
-    host: '127.0.0.1',
-    port,
-    method,
-    path,
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-      connection: 'close',
-      expect: '100-continue',
-    },
-    timeout: REQUEST_BOUND_MS,
-  });
-  const answer = new Promise<Answer>((resolve, reject) => {
-    outgoing.on('response', (incoming) => {
-      let text = '';
-      incoming.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body: JSON.parse(text) }));
-    });
-    outgoing.on('error', (error) => {
-      onError(error);
-      reject(error);
-    });
-  });
-  outgoing.on('continue', onContinue);
-  outgoing.on('timeout', () => outgoing.destroy(new Error(`${method} ${path}: no answer in time`)));
-  return { accepted, answer, send: () => outgoing.end(body) };
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 100 && !condition(); attempt += 1)
-    await new Promise((resolve) => setTimeout(resolve, 50));
-}
-
-describe('SIGTERM under load', () => {
-  it('finishes every request accepted before the signal, with no 5xx and no reset, then exits 0', async () => {
-    const service = await startService({ env: ENV });
-    const { partner, productId, orderId } = await setUp(service, service.databaseUrl!);
-    const port = Number(new URL(service.url).port);
-    const requests = Array.from({ length: CONCURRENCY }, (_, n) => {
-      if (n % 3 === 0)
-        return {
-          expected: 201,
-          held: heldRequest(
-            port,
-            'POST',
-            '/api/v2/order',
-            partner.token,
-            JSON.stringify(orderBody(productId)),
-          ),
-        };
-      const path = n % 3 === 1 ? '/api/v2/order?per_page=5' : `/api/v2/order/${orderId}`;
-      return { expected: 200, held: heldRequest(port, 'GET', path, partner.token) };
-    });
-    await Promise.all(requests.map((entry) => entry.held.accepted));
-
-    service.process.kill('SIGTERM');
-    await until(() => service.logs().some((line) => line.event === 'shutdown'));
-    for (const entry of requests) entry.held.send();
-    const answers = await Promise.all(requests.map((entry) => entry.held.answer));
-
-    expect(answers.map((answer) => answer.status)).toEqual(requests.map((entry) => entry.expected));
-    const placedIds = answers
-      .filter((answer) => answer.status === 201)
-      .map((answer) => Number((answer.body as { orders: { order_id: string }[] }).orders[0].order_id));
-    const { rows } = await service.db.query<{ id: number }>('SELECT id FROM orders WHERE id = ANY($1)', [
-      placedIds,
-    ]);
-    expect(rows).toHaveLength(placedIds.length);
-    expect(await halfWrittenOrders(service.db)).toEqual([]);
-    expect(await service.stop()).toBe(0);
-  });
-});
-
-describe('SIGKILL in the middle of many placements', () => {
-  it('leaves no half-written order, and a restarted service serves every order that was written', async () => {
-    const databaseUrl = await createTestDatabase();
-    const service = await startService({ env: { ...ENV, DATABASE_URL: databaseUrl } });
-    const { partner, productId } = await setUp(service, databaseUrl);
-    let answered = 0;
-    let enough: () => void = () => {};
-    const enoughAnswered = new Promise<void>((resolve) => (enough = resolve));
-    const placements = Array.from({ length: CONCURRENCY * 3 }, async () => {
-      try {
-        const response = await request(service.url)
-          .post('/api/v2/order')
-          .set('Authorization', `Bearer ${partner.token}`)
-          .send(orderBody(productId))
-          .timeout(REQUEST_BOUND_MS);
-        answered += 1;
-        if (answered === CONCURRENCY) enough();
-        return response.status === 201 ? Number(response.body.orders[0].order_id) : undefined;
-      } catch {
-        return undefined;
-      }
-    });
-    await enoughAnswered;
-    service.process.kill('SIGKILL');
-    const confirmed = (await Promise.all(placements)).filter((id): id is number => id !== undefined);
-
-    const db = service.db;
-    expect(await halfWrittenOrders(db)).toEqual([]);
-    const { rows } = await db.query<{ id: number }>('SELECT id FROM orders ORDER BY id');
-    const stored = rows.map((row) => row.id);
-    expect(stored).toEqual(expect.arrayContaining(confirmed));
-    await service.stop();
-
-    const restarted = await startService({ env: { ...ENV, DATABASE_URL: databaseUrl } });
-    try {
-      for (const id of stored) {
-        const response = await request(restarted.url)
-          .get(`/api/v2/order/${id}`)
-          .set('Authorization', `Bearer ${partner.token}`)
-          .expect(200);
-        expect(response.body.order_id).toBe(id);
-      }
-    } finally {
-      await restarted.stop();
     }
   });
 });

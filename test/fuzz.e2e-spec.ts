@@ -1,8 +1,7 @@
 import fc from 'fast-check';
 import request, { type Response } from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
-import { startService, type RunningService } from './harness/service';
 import { PLACEMENT_FIELDS } from '../src/orders/domain/order-fields';
 
 /**
@@ -145,7 +144,7 @@ function expectNoServerError(response: Response): void {
 }
 
 describe('bad input, property-based (fast-check, fixed seed)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let partner: Partner;
   let productId: number;
   let orderId: number;
@@ -172,10 +171,10 @@ describe('bad input, property-based (fast-check, fixed seed)', () => {
   }
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: { RATE_LIMIT_PER_MINUTE: '1000000' },
     });
-    const fixtures = new Fixtures(service.url, await issueAdminToken(service.databaseUrl!));
+    const fixtures = new Fixtures(service.url, await issueAdminToken(service));
     partner = await fixtures.partner('HU');
     productId = (await fixtures.product()).id;
     const placed = await post('/api/v2/order', orderBody(productId)).expect(201);

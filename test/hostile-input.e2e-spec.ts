@@ -2,9 +2,8 @@ import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import request, { type Response } from 'supertest';
-import { issueAdminToken, runCli } from './harness/cli';
+import { issueAdminToken, issueToken, startApp, type TestApp } from './harness/app';
 import { type Body, Fixtures, orderBody, type Partner, unique } from './harness/factories';
-import { startService, type RunningService } from './harness/service';
 import { bodyOperations, DOCUMENT_COPY, exampleOf, type OpenApiDocument } from './harness/documented-routes';
 
 /**
@@ -50,7 +49,7 @@ function withRawField(body: Body, field: string, raw: string): string {
 }
 
 describe('hostile input, on every route with a body or a query', () => {
-  let service: RunningService;
+  let service: TestApp;
   let fixtures: Fixtures;
   let partner: Partner;
   const tokens = {} as Record<Role, string>;
@@ -132,7 +131,7 @@ describe('hostile input, on every route with a body or a query', () => {
   }
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: {
         RATE_LIMIT_PER_MINUTE: '1000000',
         ADMIN_RATE_LIMIT_PER_MINUTE: '1000000',
@@ -140,15 +139,9 @@ describe('hostile input, on every route with a body or a query', () => {
         WEBHOOK_DISPATCHER: 'false',
       },
     });
-    tokens.admin = await issueAdminToken(service.databaseUrl!);
-    const logistics = await runCli(service.databaseUrl!, [
-      'tokens:create',
-      '--role',
-      'logistics',
-      '--user-name',
-      'hostile-logistics',
-    ]);
-    tokens.logistics = logistics.json!.token as string;
+    tokens.admin = await issueAdminToken(service);
+    const logistics = await issueToken(service, { role: 'logistics', userName: 'hostile-logistics' });
+    tokens.logistics = logistics.token;
     fixtures = new Fixtures(service.url, tokens.admin);
     partner = await fixtures.partner('HU');
     tokens.partner = partner.token;

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { startService, type RunningService } from './harness/service';
+import { startApp, type TestApp } from './harness/app';
 
 const ALLOWED = 'https://app.example.com';
 const OTHER = 'https://evil.example.net';
@@ -12,10 +12,10 @@ const preflight = (url: string, origin: string) =>
     .set('Access-Control-Request-Headers', 'authorization,content-type');
 
 describe('security headers (helmet) on every response', () => {
-  let service: RunningService;
+  let service: TestApp;
 
   beforeAll(async () => {
-    service = await startService();
+    service = await startApp();
   });
 
   afterAll(async () => {
@@ -99,10 +99,10 @@ describe('security headers (helmet) on every response', () => {
 });
 
 describe('CORS with CORS_ORIGINS set', () => {
-  let service: RunningService;
+  let service: TestApp;
 
   beforeAll(async () => {
-    service = await startService({ env: { CORS_ORIGINS: `${ALLOWED}, https://ops.example.com/` } });
+    service = await startApp({ env: { CORS_ORIGINS: `${ALLOWED}, https://ops.example.com/` } });
   });
 
   afterAll(async () => {

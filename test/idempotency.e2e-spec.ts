@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { eventually } from './harness/eventually';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
-import { type RunningService, startService } from './harness/service';
 
 const REPLAYED = 'idempotent-replayed';
 const IN_USE = {
@@ -15,7 +14,7 @@ const REUSED = {
 };
 
 describe('Idempotency-Key on partner writes (CONTRACT §4)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let fixtures: Fixtures;
   let partner: Partner;
   let productId: number;
@@ -49,10 +48,10 @@ describe('Idempotency-Key on partner writes (CONTRACT §4)', () => {
   }
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: { RATE_LIMIT_PER_MINUTE: '100000', ADMIN_RATE_LIMIT_PER_MINUTE: '100000' },
     });
-    fixtures = new Fixtures(service.url, await issueAdminToken(service.databaseUrl!));
+    fixtures = new Fixtures(service.url, await issueAdminToken(service));
     productId = (await fixtures.product()).id;
   });
 
@@ -138,9 +137,9 @@ describe('Idempotency-Key on partner writes (CONTRACT §4)', () => {
   it('creates exactly one order when 20 identical requests arrive at once on two instances', async () => {
     const key = randomUUID();
     const body = orderBody(productId);
-    const other = await startService({
+    const other = await startApp({
       env: {
-        DATABASE_URL: service.databaseUrl!,
+        DATABASE_URL: service.databaseUrl,
         WEBHOOK_DISPATCHER: 'false',
         RATE_LIMIT_PER_MINUTE: '100000',
       },
@@ -309,8 +308,8 @@ describe('Idempotency-Key on partner writes (CONTRACT §4)', () => {
       `UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE company_id = $1`,
       [partner.companyId],
     );
-    const second = await startService({
-      env: { DATABASE_URL: service.databaseUrl!, WEBHOOK_DISPATCHER: 'false' },
+    const second = await startApp({
+      env: { DATABASE_URL: service.databaseUrl, WEBHOOK_DISPATCHER: 'false' },
     });
     try {
       const keysLeft = async () =>

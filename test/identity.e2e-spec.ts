@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { issueAdminToken, runCli } from './harness/cli';
-import { startService, type RunningService } from './harness/service';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
+import { runCli } from './harness/cli';
 
 /** An API datetime: minutes, no seconds, no zone (CONTRACT §2). */
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
@@ -39,7 +39,7 @@ interface IssuedToken extends TokenView {
 }
 
 describe('identity: tokens, roles, the admin API and the audit trail', () => {
-  let service: RunningService;
+  let service: TestApp;
   let admin: string;
   let adminId: number;
 
@@ -82,10 +82,10 @@ describe('identity: tokens, roles, the admin API and the audit trail', () => {
   const viewOf = ({ token: _secret, ...view }: IssuedToken): TokenView => view;
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: { RATE_LIMIT_PER_MINUTE: '10000', ADMIN_RATE_LIMIT_PER_MINUTE: '10000' },
     });
-    admin = await issueAdminToken(service.databaseUrl!);
+    admin = await issueAdminToken(service);
     const row = await service.db.query<{ id: number }>('SELECT id FROM api_tokens WHERE prefix = $1', [
       admin.slice(0, 12),
     ]);
@@ -151,7 +151,7 @@ describe('identity: tokens, roles, the admin API and the audit trail', () => {
 
   describe('revocation across instances', () => {
     it('refuses a revoked token at once on another instance that had just accepted it', async () => {
-      const other = await startService({ env: { DATABASE_URL: service.databaseUrl! } });
+      const other = await startApp({ env: { DATABASE_URL: service.databaseUrl } });
       try {
         const partner = await issuePartner();
         await request(other.url)
@@ -657,7 +657,7 @@ describe('identity: tokens, roles, the admin API and the audit trail', () => {
 
     it('records CLI changes with no token and a "cli:" user name', async () => {
       const name = unique('Cli Bistro');
-      const result = await runCli(service.databaseUrl!, ['companies:create', '--name', name, '--site', 'SK']);
+      const result = await runCli(service.databaseUrl, ['companies:create', '--name', name, '--site', 'SK']);
       expect(result.code).toBe(0);
       const id = result.json!.id as number;
       const events = await auditEvents(`company_id=${id}`);

@@ -1,7 +1,6 @@
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
-import { startService, type RunningService } from './harness/service';
 
 const SENT_CONFLICT = { message: 'Order can no longer be updated: it has been sent to logistics.' };
 const CANCEL_SENT_CONFLICT = { message: 'Order can no longer be cancelled: it has been sent to logistics.' };
@@ -15,7 +14,7 @@ interface OrderView {
 }
 
 describe('the order lifecycle and the logistics API (CONTRACT §3, §7)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let admin: string;
   let logisticsToken: string;
   let partner: Partner;
@@ -56,10 +55,10 @@ describe('the order lifecycle and the logistics API (CONTRACT §3, §7)', () => 
     (await service.db.query('SELECT state FROM orders WHERE id = $1', [id])).rows[0].state as string;
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: { RATE_LIMIT_PER_MINUTE: '100000', ADMIN_RATE_LIMIT_PER_MINUTE: '100000' },
     });
-    admin = await issueAdminToken(service.databaseUrl!);
+    admin = await issueAdminToken(service);
     const fixtures = new Fixtures(service.url, admin);
     partner = await fixtures.partner('SK');
     productId = (await fixtures.product()).id;

@@ -2,9 +2,9 @@ import { Client } from 'pg';
 import request from 'supertest';
 import type { QueryRunner } from 'typeorm';
 import { DeliveryEventType1795590000000 } from '../migrations/1795590000000-DeliveryEventType';
-import { issueAdminToken, runMigrations } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
+import { runMigrations } from './harness/cli';
 import { eventually } from './harness/eventually';
-import { type RunningService, startService } from './harness/service';
 import { createTestDatabase } from './harness/test-database';
 
 /** Rows per table: enough that reading the table, or the endpoint's whole index, costs more than the filter's index. */
@@ -30,7 +30,7 @@ function indexesOf(plan: unknown): string[] {
  * serves, or a dropped index, fails here.
  */
 describe('the list filters read their indexes', () => {
-  let service: RunningService;
+  let service: TestApp;
   let admin: string;
   let endpointId: number;
   let requests = 0;
@@ -74,7 +74,7 @@ describe('the list filters read their indexes', () => {
   };
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: {
         LOG_SQL: 'true',
         WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -82,7 +82,7 @@ describe('the list filters read their indexes', () => {
         ADMIN_RATE_LIMIT_PER_MINUTE: '10000',
       },
     });
-    admin = await issueAdminToken(service.databaseUrl!);
+    admin = await issueAdminToken(service);
     const company = await request(service.url)
       .post('/api/v2/admin/companies')
       .set('Authorization', `Bearer ${admin}`)

@@ -4,9 +4,9 @@ import { parser } from '@prometheus-io/lezer-promql';
 import request from 'supertest';
 import { parse as parseYaml } from 'yaml';
 import { findFreePort } from '../src/platform/database/free-port';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { startService, startServiceExpectingFailure, type RunningService } from './harness/service';
+import { startServiceExpectingFailure } from './harness/service';
 
 const DOCKER = join(__dirname, '..', 'docker');
 
@@ -51,7 +51,7 @@ function selectedMetrics(expr: string): string[] {
 }
 
 describe('Prometheus metrics on their own port (METRICS_PORT)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let metricsPort: number;
   let fixtures: Fixtures;
   let partner: Partner;
@@ -59,7 +59,7 @@ describe('Prometheus metrics on their own port (METRICS_PORT)', () => {
 
   beforeAll(async () => {
     metricsPort = await findFreePort();
-    service = await startService({
+    service = await startApp({
       env: {
         METRICS_PORT: String(metricsPort),
         RATE_LIMIT_PER_MINUTE: '4',
@@ -67,7 +67,7 @@ describe('Prometheus metrics on their own port (METRICS_PORT)', () => {
         WEBHOOK_ALLOW_PRIVATE: 'true',
       },
     });
-    const admin = await issueAdminToken(service.databaseUrl!);
+    const admin = await issueAdminToken(service);
     fixtures = new Fixtures(service.url, admin);
     partner = await fixtures.partner();
     const logistics = await request(service.url)
@@ -196,7 +196,7 @@ describe('Prometheus metrics on their own port (METRICS_PORT)', () => {
 
   it('refuses to start with one clear line when its metrics port is taken', async () => {
     const result = await startServiceExpectingFailure({
-      DATABASE_URL: service.databaseUrl!,
+      DATABASE_URL: service.databaseUrl,
       METRICS_PORT: String(metricsPort),
       PORT: '0',
     });

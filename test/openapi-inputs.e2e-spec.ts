@@ -1,9 +1,8 @@
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { Fixtures, orderBody, unique } from './harness/factories';
 import { contractFor } from './harness/openapi-contract-hook';
 import type { OpenApiContract } from './harness/openapi-contract';
-import { startService, type RunningService } from './harness/service';
 
 /**
  * CONTRACT §8: the document is no stricter and no looser than the service. For each input whose rule a schema
@@ -20,7 +19,7 @@ type Document = {
 const secretOf = (bytes: number) => 'whsec_' + Buffer.alloc(bytes, 0xa5).toString('base64');
 
 describe('the OpenAPI document refuses what the service refuses, and accepts what it accepts', () => {
-  let service: RunningService;
+  let service: TestApp;
   let contract: OpenApiContract;
   let document: Document;
   let adminToken: string;
@@ -32,10 +31,10 @@ describe('the OpenAPI document refuses what the service refuses, and accepts wha
   let editableOrderId: number;
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_DISPATCHER: 'false', RATE_LIMIT_PER_MINUTE: '100000' },
     });
-    adminToken = await issueAdminToken(service.databaseUrl!);
+    adminToken = await issueAdminToken(service);
     const fixtures = new Fixtures(service.url, adminToken);
     const partner = await fixtures.partner();
     partnerToken = partner.token;

@@ -1,7 +1,6 @@
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { contractFor } from './harness/openapi-contract-hook';
-import { startService, type RunningService } from './harness/service';
 
 type Operation = {
   operationId?: string;
@@ -19,14 +18,14 @@ type Document = {
 
 /** The OpenAPI document is generated from the code; this checks it describes every route a partner or admin can call. */
 describe('the OpenAPI document', () => {
-  let service: RunningService;
+  let service: TestApp;
   let document: Document;
   let adminToken: string;
 
   beforeAll(async () => {
-    service = await startService({ env: { ADMIN_RATE_LIMIT_PER_MINUTE: '100000' } });
+    service = await startApp({ env: { ADMIN_RATE_LIMIT_PER_MINUTE: '100000' } });
     document = (await request(service.url).get('/api/docs-json').expect(200)).body as Document;
-    adminToken = await issueAdminToken(service.databaseUrl!);
+    adminToken = await issueAdminToken(service);
   });
 
   afterAll(async () => {

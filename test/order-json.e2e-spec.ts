@@ -1,7 +1,6 @@
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { startService, type RunningService } from './harness/service';
 import { ORDER_FIELDS } from '../src/orders/domain/order-view';
 
 /**
@@ -9,13 +8,13 @@ import { ORDER_FIELDS } from '../src/orders/domain/order-view';
  * its datetimes the service time zone, here one with a 45-minute offset.
  */
 describe('the order object in another service time zone', () => {
-  let service: RunningService;
+  let service: TestApp;
   let partner: Partner;
   let id: number;
 
   beforeAll(async () => {
-    service = await startService({ env: { APP_TIMEZONE: 'Asia/Kathmandu' } });
-    const fixtures = new Fixtures(service.url, await issueAdminToken(service.databaseUrl!));
+    service = await startApp({ env: { APP_TIMEZONE: 'Asia/Kathmandu' } });
+    const fixtures = new Fixtures(service.url, await issueAdminToken(service));
     partner = await fixtures.partner('HU');
     const product = await fixtures.product();
     const placed = await request(service.url)

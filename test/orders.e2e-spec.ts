@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import {
   type Body,
   Fixtures,
@@ -8,7 +8,6 @@ import {
   type ProductView as Product,
   unique,
 } from './harness/factories';
-import { startService, type RunningService } from './harness/service';
 import { openStoredCredential } from './harness/test-database';
 import { placementTextOf255 } from './harness/text-fields';
 import { ORDER_VIEW } from '../src/orders/domain/order-view';
@@ -44,7 +43,7 @@ const badRequest = (errors: Record<string, unknown>) => ({ message: 'Bad request
 const oneMessage = [expect.any(String)];
 
 describe('orders: placing, reading, listing and updating', () => {
-  let service: RunningService;
+  let service: TestApp;
   let admin: string;
   let fixtures: Fixtures;
   let sk: Partner;
@@ -100,10 +99,10 @@ describe('orders: placing, reading, listing and updating', () => {
   }
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: { RATE_LIMIT_PER_MINUTE: '100000', ADMIN_RATE_LIMIT_PER_MINUTE: '100000' },
     });
-    admin = await issueAdminToken(service.databaseUrl!);
+    admin = await issueAdminToken(service);
     fixtures = new Fixtures(service.url, admin);
     sk = await fixtures.partner('SK');
     skColleague = await fixtures.partnerOf(sk.companyId, 'SK');

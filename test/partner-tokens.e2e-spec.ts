@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { asText } from './harness/as-text';
-import { issueAdminToken, runCli } from './harness/cli';
+import { runCli } from './harness/cli';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { type RunningService, startService } from './harness/service';
 
 const FORBIDDEN = { message: 'Forbidden.' };
 const UNAUTHENTICATED = { message: 'Unauthenticated.' };
@@ -26,7 +26,7 @@ interface Operation {
 }
 
 describe('partner tokens with less power: read-only tokens and token rolls (CONTRACT §6)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let admin: string;
   let fixtures: Fixtures;
   let productId: number;
@@ -80,10 +80,10 @@ describe('partner tokens with less power: read-only tokens and token rolls (CONT
       .send({});
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: { RATE_LIMIT_PER_MINUTE: '10000', ADMIN_RATE_LIMIT_PER_MINUTE: '10000' },
     });
-    admin = await issueAdminToken(service.databaseUrl!);
+    admin = await issueAdminToken(service);
     fixtures = new Fixtures(service.url, admin);
     productId = (await fixtures.product()).id;
   });
@@ -244,7 +244,7 @@ describe('partner tokens with less power: read-only tokens and token rolls (CONT
 
     it('issues a read-only token with the CLI (--read-only)', async () => {
       const partner = await fixtures.partner();
-      const result = await runCli(service.databaseUrl!, [
+      const result = await runCli(service.databaseUrl, [
         'tokens:create',
         '--role',
         'partner',
@@ -413,7 +413,7 @@ describe('partner tokens with less power: read-only tokens and token rolls (CONT
 
     it('rolls with the CLI (tokens:roll)', async () => {
       const partner = await fixtures.partner();
-      const result = await runCli(service.databaseUrl!, [
+      const result = await runCli(service.databaseUrl, [
         'tokens:roll',
         '--id',
         String(partner.tokenId),
@@ -426,7 +426,7 @@ describe('partner tokens with less power: read-only tokens and token rolls (CONT
         .get('/api/v2/orders')
         .set(as(result.json!.token as string))
         .expect(200);
-      const late = await runCli(service.databaseUrl!, [
+      const late = await runCli(service.databaseUrl, [
         'tokens:roll',
         '--id',
         String(partner.tokenId),
@@ -439,7 +439,7 @@ describe('partner tokens with less power: read-only tokens and token rolls (CONT
     });
 
     it('refuses the old secret on another instance that had it cached, once a roll ends it', async () => {
-      const other = await startService({ env: { DATABASE_URL: service.databaseUrl! } });
+      const other = await startApp({ env: { DATABASE_URL: service.databaseUrl } });
       try {
         const partner = await fixtures.partner();
         await request(other.url).get('/api/v2/orders').set(as(partner.token)).expect(200);

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { issueAdminToken, runCli } from './harness/cli';
-import { startService, type RunningService } from './harness/service';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
+import { runCli } from './harness/cli';
 
 const FORBIDDEN = { message: 'Forbidden.' };
 const NOT_FOUND = { message: 'Product not found.' };
@@ -19,7 +19,7 @@ interface ProductView {
 }
 
 describe('products: the partner catalogue, the admin routes and products:import', () => {
-  let service: RunningService;
+  let service: TestApp;
   let admin: string;
   let partner: string;
   const dir = mkdtempSync(join(tmpdir(), 'products-import-'));
@@ -81,10 +81,10 @@ describe('products: the partner catalogue, the admin routes and products:import'
   }
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: { RATE_LIMIT_PER_MINUTE: '100000', ADMIN_RATE_LIMIT_PER_MINUTE: '100000' },
     });
-    admin = await issueAdminToken(service.databaseUrl!);
+    admin = await issueAdminToken(service);
     const company = await api()
       .post('/api/v2/admin/companies')
       .set('Authorization', bearer(admin))
@@ -405,7 +405,7 @@ describe('products: the partner catalogue, the admin routes and products:import'
         ]),
       );
       const before = await countProducts();
-      const result = await runCli(service.databaseUrl!, ['products:import', file]);
+      const result = await runCli(service.databaseUrl, ['products:import', file]);
       expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
       expect(result.json).toEqual({ imported: 2, products: expect.any(Array) });
       expect(result.stdout.trim().split('\n')).toHaveLength(1);
@@ -440,7 +440,7 @@ describe('products: the partner catalogue, the admin routes and products:import'
         const valid = unique('AllOrNone');
         const file = importFile(`${unique('bad')}.json`, content.replace('VALID', valid));
         const before = await countProducts();
-        const result = await runCli(service.databaseUrl!, ['products:import', file]);
+        const result = await runCli(service.databaseUrl, ['products:import', file]);
         expect(result.code).not.toBe(0);
         expect(result.stderr.trim().length).toBeGreaterThan(0);
         expect(result.stdout).toBe('');
@@ -452,7 +452,7 @@ describe('products: the partner catalogue, the admin routes and products:import'
 
     it('refuses a file that does not exist, importing nothing', async () => {
       const before = await countProducts();
-      const result = await runCli(service.databaseUrl!, ['products:import', join(dir, 'missing.json')]);
+      const result = await runCli(service.databaseUrl, ['products:import', join(dir, 'missing.json')]);
       expect(result.code).not.toBe(0);
       expect(result.stderr.trim().length).toBeGreaterThan(0);
       expect(result.stdout).toBe('');

@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { Fixtures, orderBody } from './harness/factories';
-import { type LogLine, startService, type RunningService } from './harness/service';
+import { type LogLine } from './harness/service';
 
 /**
  * A list page and a single order cost one SQL statement whatever their size: PostgreSQL finds the orders and
@@ -10,7 +10,7 @@ import { type LogLine, startService, type RunningService } from './harness/servi
  * count (`dbQueries`).
  */
 describe('SQL statements per request', () => {
-  let service: RunningService;
+  let service: TestApp;
   let partner: string;
   let firstOrderId: number;
 
@@ -34,10 +34,10 @@ describe('SQL statements per request', () => {
   };
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: { RATE_LIMIT_PER_MINUTE: '100000', ADMIN_RATE_LIMIT_PER_MINUTE: '100000' },
     });
-    const fixtures = new Fixtures(service.url, await issueAdminToken(service.databaseUrl!));
+    const fixtures = new Fixtures(service.url, await issueAdminToken(service));
     const counted = await fixtures.partner('HU');
     partner = counted.token;
     const product = await fixtures.product();

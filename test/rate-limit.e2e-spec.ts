@@ -1,7 +1,6 @@
 import Redis from 'ioredis';
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
-import { startService, type RunningService } from './harness/service';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 
 const FORBIDDEN = { message: 'Forbidden.' };
 const UNAUTHENTICATED = { message: 'Unauthenticated.' };
@@ -9,7 +8,7 @@ const UNAUTHENTICATED = { message: 'Unauthenticated.' };
 let counter = 0;
 const unique = (label: string): string => `${label}-${process.pid}-${(counter += 1)}`;
 const bearer = (token: string) => `Bearer ${token}`;
-const tooMany = (service: RunningService) => ({
+const tooMany = (service: TestApp) => ({
   message: `Too many requests. See the API documentation at ${service.url}/api/docs.`,
 });
 
@@ -19,7 +18,7 @@ interface Issued {
 }
 
 /** Creates a company and a partner token for it with `admin`: two requests on the admin budget. */
-async function issuePartner(service: RunningService, admin: string): Promise<Issued> {
+async function issuePartner(service: TestApp, admin: string): Promise<Issued> {
   const company = await request(service.url)
     .post('/api/v2/admin/companies')
     .set('Authorization', bearer(admin))
@@ -33,7 +32,7 @@ async function issuePartner(service: RunningService, admin: string): Promise<Iss
   return token.body as Issued;
 }
 
-async function issueAdmin(service: RunningService, admin: string): Promise<Issued> {
+async function issueAdmin(service: TestApp, admin: string): Promise<Issued> {
   const token = await request(service.url)
     .post('/api/v2/admin/tokens')
     .set('Authorization', bearer(admin))
@@ -43,12 +42,12 @@ async function issueAdmin(service: RunningService, admin: string): Promise<Issue
 }
 
 describe('rate limiting per token (RATE_LIMIT_PER_MINUTE=5)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let admin: string;
 
   beforeAll(async () => {
-    service = await startService({ env: { RATE_LIMIT_PER_MINUTE: '5' } });
-    admin = await issueAdminToken(service.databaseUrl!);
+    service = await startApp({ env: { RATE_LIMIT_PER_MINUTE: '5' } });
+    admin = await issueAdminToken(service);
   });
 
   afterAll(async () => {
@@ -158,10 +157,10 @@ describe('rate limiting per token (RATE_LIMIT_PER_MINUTE=5)', () => {
 });
 
 describe('rate limiting requests without a valid token (per client IP)', () => {
-  let service: RunningService;
+  let service: TestApp;
 
   beforeAll(async () => {
-    service = await startService({ env: { RATE_LIMIT_PER_MINUTE: '5' } });
+    service = await startApp({ env: { RATE_LIMIT_PER_MINUTE: '5' } });
   });
 
   afterAll(async () => {
@@ -204,12 +203,12 @@ describe('rate limiting requests without a valid token (per client IP)', () => {
 });
 
 describe('admin and partner budgets side by side (RATE_LIMIT_PER_MINUTE=3, ADMIN_RATE_LIMIT_PER_MINUTE=8)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let admin: string;
 
   beforeAll(async () => {
-    service = await startService({ env: { RATE_LIMIT_PER_MINUTE: '3', ADMIN_RATE_LIMIT_PER_MINUTE: '8' } });
-    admin = await issueAdminToken(service.databaseUrl!);
+    service = await startApp({ env: { RATE_LIMIT_PER_MINUTE: '3', ADMIN_RATE_LIMIT_PER_MINUTE: '8' } });
+    admin = await issueAdminToken(service);
   });
 
   afterAll(async () => {
@@ -243,8 +242,8 @@ describe('admin and partner budgets side by side (RATE_LIMIT_PER_MINUTE=3, ADMIN
 const withRedis = process.env.REDIS_URL ? describe : describe.skip;
 
 withRedis('two instances sharing one Redis (RATE_LIMIT_PER_MINUTE=6)', () => {
-  let first: RunningService;
-  let second: RunningService;
+  let first: TestApp;
+  let second: TestApp;
   let redis: Redis;
   let admin: string;
   const keysOf = (id: number) => [
@@ -254,10 +253,10 @@ withRedis('two instances sharing one Redis (RATE_LIMIT_PER_MINUTE=6)', () => {
 
   beforeAll(async () => {
     const env = { REDIS_URL: process.env.REDIS_URL!, RATE_LIMIT_PER_MINUTE: '6' };
-    first = await startService({ env });
-    second = await startService({ env: { ...env, DATABASE_URL: first.databaseUrl! } });
+    first = await startApp({ env });
+    second = await startApp({ env: { ...env, DATABASE_URL: first.databaseUrl } });
     redis = new Redis(process.env.REDIS_URL!);
-    admin = await issueAdminToken(first.databaseUrl!);
+    admin = await issueAdminToken(first);
   });
 
   afterAll(async () => {

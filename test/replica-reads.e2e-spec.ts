@@ -1,10 +1,9 @@
 import request from 'supertest';
 import { findFreePort } from '../src/platform/database/free-port';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { asText } from './harness/as-text';
-import { issueAdminToken } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { startService, type RunningService } from './harness/service';
 import { createTestDatabase } from './harness/test-database';
 
 interface Page<Item> {
@@ -16,7 +15,7 @@ const orderIds = (body: unknown): number[] =>
   (body as Page<{ order_id: number }>).data.map((order) => order.order_id);
 
 /**
- * DATABASE_REPLICA_URL without a streaming replica (test/topology-replica.e2e-spec.ts has one): a "replica"
+ * DATABASE_REPLICA_URL without a streaming replica (test/system/topology-replica.system-spec.ts has one): a "replica"
  * that is the primary itself has replayed everything, so it shows which reads are sent to a replica and how
  * they are counted; one that does not answer shows that no request fails for it. And every write a replica
  * read of the company could show records the company's write position.
@@ -41,7 +40,7 @@ async function reads(port: number, target: string, reason: string): Promise<numb
  * how many were made.
  */
 async function replicaReads(
-  service: RunningService,
+  service: TestApp,
   admin: string,
   partner: Partner,
   orderId: number,
@@ -80,7 +79,7 @@ async function replicaReads(
 
 /** A service that reads from a replica, and what its specs use. */
 interface ReplicaSetUp {
-  service: RunningService;
+  service: TestApp;
   /** Where the service serves its metrics (db_reads_total). */
   metricsPort: number;
   admin: string;
@@ -97,7 +96,7 @@ async function startWithReplica(
 ): Promise<ReplicaSetUp> {
   const databaseUrl = await createTestDatabase();
   const metricsPort = await findFreePort();
-  const service = await startService({
+  const service = await startApp({
     env: {
       DATABASE_URL: databaseUrl,
       DATABASE_REPLICA_URL: replicaOf(databaseUrl),
@@ -106,13 +105,13 @@ async function startWithReplica(
       ...env,
     },
   });
-  const admin = await issueAdminToken(databaseUrl);
+  const admin = await issueAdminToken(service);
   return { service, metricsPort, admin, fixtures: new Fixtures(service.url, admin) };
 }
 
 describe('read replicas (DATABASE_REPLICA_URL): routing, fallback and write positions', () => {
   describe('a replica that has everything (the primary itself)', () => {
-    let service: RunningService;
+    let service: TestApp;
     let metricsPort: number;
     let admin: string;
     let fixtures: Fixtures;
@@ -226,7 +225,7 @@ describe('read replicas (DATABASE_REPLICA_URL): routing, fallback and write posi
   });
 
   describe('a replica that does not answer', () => {
-    let service: RunningService;
+    let service: TestApp;
     let metricsPort: number;
     let admin: string;
     let fixtures: Fixtures;
@@ -253,11 +252,11 @@ describe('read replicas (DATABASE_REPLICA_URL): routing, fallback and write posi
 
   it('without DATABASE_REPLICA_URL every read is the primary’s, counted as no_replica', async () => {
     const metricsPort = await findFreePort();
-    const service = await startService({
+    const service = await startApp({
       env: { METRICS_PORT: String(metricsPort), WEBHOOK_DISPATCHER: 'false' },
     });
     try {
-      const admin = await issueAdminToken(service.databaseUrl!);
+      const admin = await issueAdminToken(service);
       const fixtures = new Fixtures(service.url, admin);
       const { partner, orderId } = await fixtures.partnerWithOrder();
       const made = await replicaReads(service, admin, partner, orderId);

@@ -1,8 +1,7 @@
 import { connect } from 'node:net';
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { type RunningService, startService } from './harness/service';
 
 const LIMIT = 3;
 const BODY_TIMEOUT_MS = 8_000;
@@ -57,20 +56,20 @@ function headersWithoutBody(url: string, path: string, headers: Record<string, s
 }
 
 describe('what a request gets before its body is read, and the Host its links are built from', () => {
-  let service: RunningService;
+  let service: TestApp;
   let fixtures: Fixtures;
   let partner: Partner;
   let productId: number;
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: {
         RATE_LIMIT_PER_MINUTE: String(LIMIT),
         REQUEST_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS),
         WEBHOOK_DISPATCHER: 'false',
       },
     });
-    fixtures = new Fixtures(service.url, await issueAdminToken(service.databaseUrl!));
+    fixtures = new Fixtures(service.url, await issueAdminToken(service));
     productId = (await fixtures.product()).id;
   });
 

@@ -1,8 +1,7 @@
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { eventually } from './harness/eventually';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
-import { type RunningService, startService } from './harness/service';
 import {
   hasValidSignature,
   startWebhookReceiver,
@@ -17,7 +16,7 @@ const NOT_TEST = { message: 'Only test orders can be simulated.' };
 const NOT_FOUND = { message: 'Order not found.' };
 
 describe('the partner sandbox: POST /order/{id}/simulate (CONTRACT §4.9)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let receiver: WebhookReceiver;
   let admin: string;
   let logisticsToken: string;
@@ -56,7 +55,7 @@ describe('the partner sandbox: POST /order/{id}/simulate (CONTRACT §4.9)', () =
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    service = await startService({
+    service = await startApp({
       env: {
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_POLL_INTERVAL_MS: '20',
@@ -64,7 +63,7 @@ describe('the partner sandbox: POST /order/{id}/simulate (CONTRACT §4.9)', () =
         ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
       },
     });
-    admin = await issueAdminToken(service.databaseUrl!);
+    admin = await issueAdminToken(service);
     fixtures = new Fixtures(service.url, admin);
     partner = await fixtures.partner('SK');
     productId = (await fixtures.product()).id;

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { type Body, Fixtures, orderBody, type Partner, unique } from './harness/factories';
 import { runNode } from './harness/run-node';
-import { startService, type RunningService } from './harness/service';
 import { openStoredCredential, TEST_DEVICE_CREDENTIALS_KEY } from './harness/test-database';
 
 const MIGRATE = join(__dirname, '..', 'dist', 'platform', 'database', 'migrate.js');
@@ -13,7 +12,7 @@ const SEALED = /^v1:[\w-]{16}:[\w-]{22}:[\w-]+$/;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('secrets: device credentials at rest and in logs (OWASP API3)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let partner: Partner;
   let productId: number;
 
@@ -55,8 +54,8 @@ describe('secrets: device credentials at rest and in logs (OWASP API3)', () => {
     (await api().get(`/api/v2/order/${id}`).set('Authorization', bearer()).expect(200)).body as Body;
 
   beforeAll(async () => {
-    service = await startService();
-    const fixtures = new Fixtures(service.url, await issueAdminToken(service.databaseUrl!));
+    service = await startApp();
+    const fixtures = new Fixtures(service.url, await issueAdminToken(service));
     partner = await fixtures.partner('HU');
     productId = (await fixtures.product()).id;
   });
@@ -121,7 +120,7 @@ describe('secrets: device credentials at rest and in logs (OWASP API3)', () => {
       ]);
       await service.db.query('DELETE FROM migrations WHERE name = $1', [SEALING_MIGRATION]);
 
-      const withoutKey = await runNode(MIGRATE, ['run'], { DATABASE_URL: service.databaseUrl! });
+      const withoutKey = await runNode(MIGRATE, ['run'], { DATABASE_URL: service.databaseUrl });
       expect(withoutKey.code).toBe(1);
       expect(withoutKey.stderr.trim()).toMatch(
         /^Invalid environment variable DEVICE_CREDENTIALS_KEY: is required when DATABASE_URL is set/,
@@ -129,7 +128,7 @@ describe('secrets: device credentials at rest and in logs (OWASP API3)', () => {
       expect((await stored(id)).login).toBe(login);
 
       const migrated = await runNode(MIGRATE, ['run'], {
-        DATABASE_URL: service.databaseUrl!,
+        DATABASE_URL: service.databaseUrl,
         DEVICE_CREDENTIALS_KEY: TEST_DEVICE_CREDENTIALS_KEY,
       });
       expect(migrated).toMatchObject({ code: 0 });
@@ -168,7 +167,7 @@ describe('secrets: device credentials at rest and in logs (OWASP API3)', () => {
         .set('Authorization', `Bearer ${secrets.bogusToken}`)
         .expect(401);
 
-      const admin = await issueAdminToken(service.databaseUrl!);
+      const admin = await issueAdminToken(service);
       const issued = await api()
         .post('/api/v2/admin/tokens')
         .set('Authorization', `Bearer ${admin}`)

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { asText } from './harness/as-text';
-import { issueAdminToken } from './harness/cli';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { type LogLine, startService, type RunningService } from './harness/service';
+import { type LogLine } from './harness/service';
 import { startWebhookReceiver, type WebhookReceiver } from './harness/webhook-receiver';
 
 /**
@@ -57,7 +57,7 @@ function expectSnapshot(scenario: string, statements: string[]): void {
 }
 
 describe('SQL snapshots (queries/*.sql)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let receiver: WebhookReceiver;
   let fixtures: Fixtures;
   let admin: string;
@@ -105,7 +105,7 @@ describe('SQL snapshots (queries/*.sql)', () => {
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    service = await startService({
+    service = await startApp({
       env: {
         LOG_SQL: 'true',
         WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -114,7 +114,7 @@ describe('SQL snapshots (queries/*.sql)', () => {
         ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
       },
     });
-    admin = await issueAdminToken(service.databaseUrl!);
+    admin = await issueAdminToken(service);
     fixtures = new Fixtures(service.url, admin);
     partner = await fixtures.partner('SK');
     logistics = await fixtures.logisticsToken('sql-courier');

@@ -1,15 +1,15 @@
 import { findFreePort } from '../src/platform/database/free-port';
+import { startApp, type TestApp } from './harness/app';
 import { eventually } from './harness/eventually';
-import { startService, type RunningService } from './harness/service';
 
 /** The admin console's files in the request log and the request metrics: their own path, one route label. */
 describe('static files in the request log and the metrics', () => {
-  let service: RunningService;
+  let service: TestApp;
   let metricsPort: number;
 
   beforeAll(async () => {
     metricsPort = await findFreePort();
-    service = await startService({ env: { METRICS_PORT: String(metricsPort) } });
+    service = await startApp({ env: { METRICS_PORT: String(metricsPort) } });
   });
 
   afterAll(async () => {

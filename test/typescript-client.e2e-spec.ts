@@ -4,11 +4,10 @@ import {
   type RestaurantOrdersClient,
   type Schema,
 } from '../clients/typescript/src/index.js';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { eventually } from './harness/eventually';
 import { unique } from './harness/factories';
 import { contractFor } from './harness/openapi-contract-hook';
-import { startService, type RunningService } from './harness/service';
 
 /**
  * The generated client (clients/typescript, `npm run client:generate`) as a partner would use it, under
@@ -35,7 +34,7 @@ function etag(response: Response): string {
 }
 
 describe('the generated TypeScript client', () => {
-  let service: RunningService;
+  let service: TestApp;
   let admin: RestaurantOrdersClient;
   let partner: RestaurantOrdersClient;
   let logistics: RestaurantOrdersClient;
@@ -88,10 +87,10 @@ describe('the generated TypeScript client', () => {
   };
 
   beforeAll(async () => {
-    service = await startService({
+    service = await startApp({
       env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_DISPATCHER: 'false', RATE_LIMIT_PER_MINUTE: '100000' },
     });
-    admin = client(await issueAdminToken(service.databaseUrl!));
+    admin = client(await issueAdminToken(service));
     // The site in any case (CONTRACT §1 stores it upper case).
     companyId = (
       await ok(admin.POST('/api/v2/admin/companies', { body: { name: unique('Bistro'), site: 'sk' } }))

@@ -1,10 +1,9 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { type RunningService, startService } from './harness/service';
 import { FAST_DISPATCH, hasValidSignature } from './harness/webhook-receiver';
 
 interface Attempt {
@@ -51,7 +50,7 @@ const ANSWERS: Record<string, { status: number; headers: Record<string, string>;
 };
 
 describe('the delivery log keeps what each attempt sent and got back (CONTRACT ยง6)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let receiver: Server;
   let receiverUrl: string;
   let admin: string;
@@ -109,8 +108,8 @@ describe('the delivery log keeps what each attempt sent and got back (CONTRACT ย
     await once(receiver, 'listening');
     const address = receiver.address();
     receiverUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
-    service = await startService({ env: { ...FAST_DISPATCH, WEBHOOK_TIMEOUT_MS: '5000' } });
-    admin = await issueAdminToken(service.databaseUrl!);
+    service = await startApp({ env: { ...FAST_DISPATCH, WEBHOOK_TIMEOUT_MS: '5000' } });
+    admin = await issueAdminToken(service);
     fixtures = new Fixtures(service.url, admin);
     productId = (await fixtures.product()).id;
   });
@@ -324,9 +323,9 @@ describe('the delivery log keeps what each attempt sent and got back (CONTRACT ย
     );
 
     // Another instance starting runs the purge at once; this one keeps two days.
-    const purger = await startService({
+    const purger = await startApp({
       env: {
-        DATABASE_URL: service.databaseUrl!,
+        DATABASE_URL: service.databaseUrl,
         WEBHOOK_DISPATCHER: 'false',
         WEBHOOK_LOG_RETENTION_DAYS: '2',
       },
@@ -353,7 +352,7 @@ describe('the delivery log keeps what each attempt sent and got back (CONTRACT ย
 
   it('refuses to start with a retention that is not a whole number of days from 1 to 3650', async () => {
     await expect(
-      startService({ env: { DATABASE_URL: service.databaseUrl!, WEBHOOK_LOG_RETENTION_DAYS: '0' } }),
+      startApp({ env: { DATABASE_URL: service.databaseUrl, WEBHOOK_LOG_RETENTION_DAYS: '0' } }),
     ).rejects.toThrow(/WEBHOOK_LOG_RETENTION_DAYS: must be an integer from 1 to 3650 \(days\)/);
   });
 });

@@ -1,9 +1,8 @@
 import request from 'supertest';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { eventually } from './harness/eventually';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
-import { type RunningService, startService } from './harness/service';
 import {
   FAST_DISPATCH,
   parseEvent,
@@ -49,7 +48,7 @@ const inputDateTime = (ms: number): string => new Date(Date.now() + ms).toISOStr
 const HOUR = 3_600_000;
 
 describe('endpoint settings, secret rotation and partner endpoints (CONTRACT §5, §6)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let receiver: WebhookReceiver;
   let admin: string;
   let fixtures: Fixtures;
@@ -105,8 +104,8 @@ describe('endpoint settings, secret rotation and partner endpoints (CONTRACT §5
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    service = await startService({ env: FAST_DISPATCH });
-    admin = await issueAdminToken(service.databaseUrl!);
+    service = await startApp({ env: FAST_DISPATCH });
+    admin = await issueAdminToken(service);
     fixtures = new Fixtures(service.url, admin);
     productId = (await fixtures.product()).id;
   });
@@ -398,11 +397,11 @@ describe('endpoint settings, secret rotation and partner endpoints (CONTRACT §5
   });
 
   describe('partner URL rules, without WEBHOOK_ALLOW_PRIVATE', () => {
-    let strict: RunningService;
+    let strict: TestApp;
 
     beforeAll(async () => {
-      strict = await startService({
-        env: { DATABASE_URL: service.databaseUrl!, WEBHOOK_DISPATCHER: 'false' },
+      strict = await startApp({
+        env: { DATABASE_URL: service.databaseUrl, WEBHOOK_DISPATCHER: 'false' },
       });
     });
 

@@ -1,10 +1,9 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { type RunningService, startService } from './harness/service';
 import {
   FAST_DISPATCH,
   hasValidSignature,
@@ -22,7 +21,7 @@ interface Delivery {
 }
 
 describe('retrying a webhook delivery by hand (CONTRACT §6)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let receiver: WebhookReceiver;
   let admin: string;
   let fixtures: Fixtures;
@@ -82,8 +81,8 @@ describe('retrying a webhook delivery by hand (CONTRACT §6)', () => {
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver((incoming) => (failing.has(incoming.path) ? 500 : 200));
-    service = await startService({ env: FAST_DISPATCH });
-    admin = await issueAdminToken(service.databaseUrl!);
+    service = await startApp({ env: FAST_DISPATCH });
+    admin = await issueAdminToken(service);
     fixtures = new Fixtures(service.url, admin);
     productId = (await fixtures.product()).id;
   });

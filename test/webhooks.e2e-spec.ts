@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { eventually } from './harness/eventually';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
-import { type RunningService, startService } from './harness/service';
 import {
   FAST_DISPATCH,
   hasValidSignature,
@@ -33,7 +32,7 @@ const PRIVATE_REFUSED =
   'The url must not point to a loopback, private or link-local address (for local testing, start the service with WEBHOOK_ALLOW_PRIVATE=true).';
 
 describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
-  let service: RunningService;
+  let service: TestApp;
   let receiver: WebhookReceiver;
   let admin: string;
   let logisticsToken: string;
@@ -98,8 +97,8 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
       }
       return 200;
     });
-    service = await startService({ env: FAST_DISPATCH });
-    admin = await issueAdminToken(service.databaseUrl!);
+    service = await startApp({ env: FAST_DISPATCH });
+    admin = await issueAdminToken(service);
     fixtures = new Fixtures(service.url, admin);
     productId = (await fixtures.product()).id;
     logisticsToken = (
@@ -570,11 +569,11 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
   });
 
   describe('without WEBHOOK_ALLOW_PRIVATE', () => {
-    let strict: RunningService;
+    let strict: TestApp;
 
     beforeAll(async () => {
-      strict = await startService({
-        env: { DATABASE_URL: service.databaseUrl!, WEBHOOK_DISPATCHER: 'false' },
+      strict = await startApp({
+        env: { DATABASE_URL: service.databaseUrl, WEBHOOK_DISPATCHER: 'false' },
       });
     });
 
@@ -605,14 +604,14 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
 });
 
 describe('two dispatchers on one database', () => {
-  let first: RunningService;
-  let second: RunningService;
+  let first: TestApp;
+  let second: TestApp;
   let receiver: WebhookReceiver;
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    first = await startService({ env: FAST_DISPATCH });
-    second = await startService({ env: { ...FAST_DISPATCH, DATABASE_URL: first.databaseUrl! } });
+    first = await startApp({ env: FAST_DISPATCH });
+    second = await startApp({ env: { ...FAST_DISPATCH, DATABASE_URL: first.databaseUrl } });
   });
 
   afterAll(async () => {
@@ -621,7 +620,7 @@ describe('two dispatchers on one database', () => {
   });
 
   it('deliver each of 300 events exactly once, signed, and share the work', async () => {
-    const admin = await issueAdminToken(first.databaseUrl!);
+    const admin = await issueAdminToken(first);
     const fixtures = new Fixtures(first.url, admin);
     const partner = await fixtures.partner();
     const productId = (await fixtures.product()).id;
@@ -667,7 +666,7 @@ describe('two dispatchers on one database', () => {
       `SELECT status, attempt_count, count(*)::int AS n FROM webhook_deliveries GROUP BY status, attempt_count`,
     );
     expect(deliveries.rows).toEqual([{ status: 'succeeded', attempt_count: 1, n: 300 }]);
-    const attemptsBy = (service: RunningService) =>
+    const attemptsBy = (service: TestApp) =>
       service.logs().filter((line) => line.event === 'webhook_attempt').length;
     expect(attemptsBy(first) + attemptsBy(second)).toBe(300);
     expect(attemptsBy(first)).toBeGreaterThan(0);

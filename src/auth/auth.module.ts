@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { PassportModule } from '@nestjs/passport';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { TokensModule } from '../tokens/tokens.module';
@@ -14,7 +13,7 @@ import { RouteAccess } from '../kernel/access/route-access';
  * another request, whether they may call this route.
  */
 @Module({
-  imports: [PassportModule, TokensModule, RateLimitModule],
+  imports: [TokensModule, RateLimitModule],
   providers: [
     BearerStrategy,
     RouteAccess,

@@ -69,6 +69,10 @@ export async function startApp(options: AppOptions = {}): Promise<TestApp> {
   const destination = { write: (chunk: string) => void (output += chunk) };
   const app = await createApp(env, databaseUrl, Buffer.from(TEST_DEVICE_CREDENTIALS_KEY, 'hex'), destination);
   await app.listen(0, '127.0.0.1');
+  // fetch (the SDK's, the contract hook's) reuses idle connections. With the server in this process, a busy event
+  // loop runs the server's 5 s idle timer late, as a request is already being written on that connection, which
+  // the client then sees reset: idle connections outlive any pause in a spec (app.close() still closes them).
+  app.getHttpServer().keepAliveTimeout = 60_000;
   const address = app.getHttpServer().address();
   if (typeof address !== 'object' || address === null) throw new Error('The app is not listening.');
   const db = new Pool({ connectionString: databaseUrl, max: 3 });
@@ -117,4 +121,17 @@ export async function issueToken(
 /** An admin token: the one bootstrap step every admin-API spec starts from. */
 export async function issueAdminToken(target: TestApp): Promise<string> {
   return (await issueToken(target, { role: 'admin', userName: 'spec-admin' })).token;
+}
+
+/**
+ * Runs `work` (calls of the app's services or repositories) as the app runs a request or a job iteration, and
+ * returns the SQL of every statement it ran, in order (BEGIN and COMMIT included), beside its result.
+ */
+export async function statementsOf<T>(work: () => Promise<T>): Promise<{ result: T; sql: string[] }> {
+  const { runInJobContext } = fromDist<typeof import('../../src/platform/http/request-context')>(
+    'platform/http/request-context',
+  );
+  const context = { id: 'medium-spec', dbQueries: 0, sql: [] as string[] };
+  const result = await runInJobContext(context, work);
+  return { result, sql: context.sql };
 }

@@ -187,8 +187,8 @@ export function startServiceExpectingFailure(
   );
 }
 
-/** Requests to a running service's API (supertest): `api(service).get(path).set(as(token))`. */
-export const api = (service: RunningService) => request(service.url);
+/** Requests to a running service's API, spawned or in process (supertest): `api(service).get(path).set(as(token))`. */
+export const api = (service: { url: string }) => request(service.url);
 
 /** The Authorization header that presents a bearer token. */
 export const as = (token: string) => ({ Authorization: `Bearer ${token}` });

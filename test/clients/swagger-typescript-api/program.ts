@@ -2,7 +2,7 @@ import { Api, HttpClient, type OrderEvent } from './api';
 
 /*
  * A partner's, a courier's and an administrator's code against the client swagger-typescript-api generates from
- * the served document (test/swagger-typescript-api-client.e2e-spec.ts generates it beside this file in a scratch
+ * the served document (test/system/swagger-typescript-api-client.system-spec.ts generates it beside this file in a scratch
  * folder and compiles both under `strict`). Every operation of the document is called once, and no value is
  * cast: the generated types must be enough on their own.
  */

@@ -4,12 +4,12 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { findFreePort } from '../src/platform/database/free-port';
-import { eventually } from './harness/eventually';
-import { orderBody } from './harness/factories';
-import { startService } from './harness/service';
+import { findFreePort } from '../../src/platform/database/free-port';
+import { eventually } from '../harness/eventually';
+import { orderBody } from '../harness/factories';
+import { startService } from '../harness/service';
 
-const MAIN = join(__dirname, '..', 'dist', 'main.js');
+const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
 
 describe('npm start with no DATABASE_URL (the embedded default)', () => {
   const workDir = mkdtempSync(join(tmpdir(), 'roa-embedded-'));

@@ -5,17 +5,17 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import request from 'supertest';
-import { issueAdminToken } from './harness/cli';
-import { eventually } from './harness/eventually';
-import { Fixtures } from './harness/factories';
-import { runNode } from './harness/run-node';
-import { type RunningService, startService } from './harness/service';
+import { issueAdminToken } from '../harness/cli';
+import { eventually } from '../harness/eventually';
+import { Fixtures } from '../harness/factories';
+import { runNode } from '../harness/run-node';
+import { type RunningService, startService } from '../harness/service';
 import {
   FAST_DISPATCH,
   type ReceivedWebhook,
   startWebhookReceiver,
   type WebhookReceiver,
-} from './harness/webhook-receiver';
+} from '../harness/webhook-receiver';
 
 /**
  * The SDK as a partner gets it (CONTRACT §8): `npm pack` of clients/typescript, installed from the tarball
@@ -25,7 +25,7 @@ import {
  * verifier on real deliveries. A plain-JavaScript program imports the package too.
  */
 
-const ROOT = join(__dirname, '..');
+const ROOT = join(__dirname, '..', '..');
 const SDK = join(ROOT, 'clients', 'typescript');
 const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const RATE_LIMIT_PER_MINUTE = 4;

@@ -6,12 +6,12 @@ import { promisify } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Client, Pool } from 'pg';
 import request from 'supertest';
-import { asText } from './harness/as-text';
-import { runCli } from './harness/cli';
-import { eventually } from './harness/eventually';
-import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { missingForTopology, PG_BIN, topologyScript } from './harness/topology';
-import { startWebhookReceiver, type WebhookReceiver } from './harness/webhook-receiver';
+import { asText } from '../harness/as-text';
+import { runCli } from '../harness/cli';
+import { eventually } from '../harness/eventually';
+import { Fixtures, orderBody, type Partner } from '../harness/factories';
+import { missingForTopology, PG_BIN, topologyScript } from '../harness/topology';
+import { startWebhookReceiver, type WebhookReceiver } from '../harness/webhook-receiver';
 
 interface Page<Item> {
   data: Item[];
@@ -29,10 +29,10 @@ const orderIds = (body: unknown): number[] =>
  */
 
 const root = process.getuid?.() === 0;
-const missing = missingForTopology('test/topology-replica.e2e-spec.ts', ['runuser']);
+const missing = missingForTopology('test/system/topology-replica.system-spec.ts', ['runuser']);
 if (missing.length === 0 && !root)
   console.log(
-    'test/topology-replica.e2e-spec.ts skipped: needs root (it pauses the replica as the postgres user)',
+    'test/system/topology-replica.system-spec.ts skipped: needs root (it pauses the replica as the postgres user)',
   );
 
 /** Ports of their own, apart from the script's defaults and the other topology specs' (jest may run them at once). */

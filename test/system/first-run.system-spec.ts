@@ -3,10 +3,10 @@ import { cpSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, sta
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { ROOT_RUNTIME_DIR } from '../src/platform/database/root-runtime';
-import { startService } from './harness/service';
+import { ROOT_RUNTIME_DIR } from '../../src/platform/database/root-runtime';
+import { startService } from '../harness/service';
 
-const REPOSITORY = join(__dirname, '..');
+const REPOSITORY = join(__dirname, '..', '..');
 const asRoot = process.getuid?.() === 0;
 
 /**

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import request from 'supertest';
-import { runCli } from './harness/cli';
-import { eventually } from './harness/eventually';
-import { Fixtures, orderBody } from './harness/factories';
-import { missingForTopology, topologyScript } from './harness/topology';
+import { runCli } from '../harness/cli';
+import { eventually } from '../harness/eventually';
+import { Fixtures, orderBody } from '../harness/factories';
+import { missingForTopology, topologyScript } from '../harness/topology';
 
-const missing = missingForTopology('test/topology.e2e-spec.ts');
+const missing = missingForTopology('test/system/topology.system-spec.ts');
 
 /** Ports of their own (not the script's defaults), so a topology started by hand does not collide. */
 const TOPOLOGY_ENV = {

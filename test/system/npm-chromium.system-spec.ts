@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { basename } from 'node:path';
 import Chromium from '@sparticuz/chromium';
 import type { Browser } from 'playwright-core';
-import { launchChromium, NPM_CHROMIUM } from './harness/chromium';
+import { launchChromium, NPM_CHROMIUM } from '../harness/chromium';
 
 /**
  * What a Debian machine with only Node.js has of what Chromium loads: glibc (libc6) and libgcc-s1, both

@@ -3,11 +3,11 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { findFreePort } from '../src/platform/database/free-port';
-import { runCli, runMigrations } from './harness/cli';
-import type { ProcessResult } from './harness/run-node';
-import { startService, startServiceExpectingFailure } from './harness/service';
-import { createTestDatabase, TEST_SERVER_URL_VAR } from './harness/test-database';
+import { findFreePort } from '../../src/platform/database/free-port';
+import { runCli, runMigrations } from '../harness/cli';
+import type { ProcessResult } from '../harness/run-node';
+import { startService, startServiceExpectingFailure } from '../harness/service';
+import { createTestDatabase, TEST_SERVER_URL_VAR } from '../harness/test-database';
 
 /**
  * Start-up (CONTRACT §8): a bad or unusable setting stops the start with one line naming the variable and the

@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken } from '../harness/cli';
 import {
   expectAccessible,
   expectTitle,
@@ -8,9 +8,9 @@ import {
   shot,
   signIn,
   tabTo,
-} from './harness/console-page';
-import { eventually } from './harness/eventually';
-import { api, as, type RunningService, startService } from './harness/service';
+} from '../harness/console-page';
+import { eventually } from '../harness/eventually';
+import { api, as, type RunningService, startService } from '../harness/service';
 
 // Each step drives a real browser: allow for a busy machine.
 jest.setTimeout(120_000);

@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken } from '../harness/cli';
 import {
   expectAccessible,
   expectTitle,
@@ -7,11 +7,11 @@ import {
   openConsoleBrowser,
   shot,
   signIn,
-} from './harness/console-page';
-import { eventually } from './harness/eventually';
-import { Fixtures, orderBody } from './harness/factories';
-import { api, as, type RunningService, startService } from './harness/service';
-import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from './harness/webhook-receiver';
+} from '../harness/console-page';
+import { eventually } from '../harness/eventually';
+import { Fixtures, orderBody } from '../harness/factories';
+import { api, as, type RunningService, startService } from '../harness/service';
+import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from '../harness/webhook-receiver';
 
 // Each step drives a real browser: allow for a busy machine.
 jest.setTimeout(120_000);

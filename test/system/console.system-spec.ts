@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken } from '../harness/cli';
 import {
   expectAccessible,
   expectTitle,
@@ -7,16 +7,16 @@ import {
   openConsoleBrowser,
   shot,
   signIn,
-} from './harness/console-page';
-import { eventually } from './harness/eventually';
-import { Fixtures, orderBody } from './harness/factories';
-import { api, as, type RunningService, startService } from './harness/service';
+} from '../harness/console-page';
+import { eventually } from '../harness/eventually';
+import { Fixtures, orderBody } from '../harness/factories';
+import { api, as, type RunningService, startService } from '../harness/service';
 import {
   FAST_DISPATCH,
   hasValidSignature,
   startWebhookReceiver,
   type WebhookReceiver,
-} from './harness/webhook-receiver';
+} from '../harness/webhook-receiver';
 
 const TOKEN_KEY = 'restaurant-orders.admin-token';
 

@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken } from '../harness/cli';
 import {
   expectAccessible,
   expectTitle,
@@ -7,10 +7,10 @@ import {
   openConsoleBrowser,
   shot,
   tabTo,
-} from './harness/console-page';
-import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { api, as, type RunningService, startService } from './harness/service';
-import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from './harness/webhook-receiver';
+} from '../harness/console-page';
+import { Fixtures, orderBody, type Partner } from '../harness/factories';
+import { api, as, type RunningService, startService } from '../harness/service';
+import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from '../harness/webhook-receiver';
 
 // Each step drives a real browser: allow for a busy machine.
 jest.setTimeout(120_000);

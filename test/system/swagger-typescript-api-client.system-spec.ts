@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import ts from 'typescript';
-import { startService, type RunningService } from './harness/service';
+import { startService, type RunningService } from '../harness/service';
 
 /**
  * A second generator, beside openapi-typescript (clients/typescript, test/typescript-client.e2e-spec.ts): the
@@ -13,7 +13,7 @@ import { startService, type RunningService } from './harness/service';
  * under `strict`. The program may cast nothing, and must call every operation the document lists.
  */
 
-const root = join(__dirname, '..');
+const root = join(__dirname, '..', '..');
 const PROGRAM = join(root, 'test/clients/swagger-typescript-api/program.ts');
 
 describe('the client swagger-typescript-api generates from the document', () => {

@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'pg';
 import request from 'supertest';
-import { issueAdminToken, runCli } from './harness/cli';
-import { eventually } from './harness/eventually';
-import { Fixtures, orderBody } from './harness/factories';
-import { type RunningService, startService, startServiceExpectingFailure } from './harness/service';
-import { createTestDatabase } from './harness/test-database';
-import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from './harness/webhook-receiver';
+import { issueAdminToken, runCli } from '../harness/cli';
+import { eventually } from '../harness/eventually';
+import { Fixtures, orderBody } from '../harness/factories';
+import { type RunningService, startService, startServiceExpectingFailure } from '../harness/service';
+import { createTestDatabase } from '../harness/test-database';
+import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from '../harness/webhook-receiver';
 
 /** Long enough for a dispatcher polling every 20 ms (FAST_DISPATCH) to have sent a due delivery many times over. */
 const QUIET_MS = 1_500;

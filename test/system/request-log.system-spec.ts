@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import request from 'supertest';
-import { startService } from './harness/service';
+import { startService } from '../harness/service';
 
 /**
  * The request log is written asynchronously (a request never waits for stdout): lines still buffered when the

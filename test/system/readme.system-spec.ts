@@ -22,10 +22,10 @@ import { once } from 'node:events';
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findFreePort } from '../src/platform/database/free-port';
-import { startService, type RunningService } from './harness/service';
+import { findFreePort } from '../../src/platform/database/free-port';
+import { startService, type RunningService } from '../harness/service';
 
-const REPOSITORY = join(__dirname, '..');
+const REPOSITORY = join(__dirname, '..', '..');
 /** The documents whose ```sh blocks run, in order: the README's quick start, then the tutorial. */
 const DOCUMENTS = ['README.md', 'docs/tutorial.md'];
 const SCRIPT_TIMEOUT_MS = 240_000;

@@ -6,14 +6,14 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { Pool } from 'pg';
-import { runCli } from './harness/cli';
-import { eventually } from './harness/eventually';
-import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { missingForTopology, PG_BIN, topologyScript } from './harness/topology';
+import { runCli } from '../harness/cli';
+import { eventually } from '../harness/eventually';
+import { Fixtures, orderBody, type Partner } from '../harness/factories';
+import { missingForTopology, PG_BIN, topologyScript } from '../harness/topology';
 
-const missing = missingForTopology('test/topology-failover.e2e-spec.ts');
+const missing = missingForTopology('test/system/topology-failover.system-spec.ts');
 
-/** Ports of their own, so this spec runs beside test/topology.e2e-spec.ts and a topology started by hand. */
+/** Ports of their own, so this spec runs beside test/system/topology.system-spec.ts and a topology started by hand. */
 const TOPOLOGY_ENV = {
   TOPOLOGY_DIR: join(tmpdir(), `roa-topology-failover-${process.pid}`),
   TOPOLOGY_PRIMARY_PORT: '20432',

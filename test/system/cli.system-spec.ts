@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { runCli, runCliThroughNpm } from './harness/cli';
-import { startService, type RunningService } from './harness/service';
-import { createTestDatabase } from './harness/test-database';
+import { runCli, runCliThroughNpm } from '../harness/cli';
+import { startService, type RunningService } from '../harness/service';
+import { createTestDatabase } from '../harness/test-database';
 
 const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/;
 const TOKEN_SHAPE = /^roa_[A-Za-z0-9_-]{43}$/;

@@ -3,10 +3,10 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rm
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import request from 'supertest';
-import { runProcess } from './harness/run-node';
-import { startService, type RunningService } from './harness/service';
+import { runProcess } from '../harness/run-node';
+import { startService, type RunningService } from '../harness/service';
 
-const REPOSITORY = join(__dirname, '..');
+const REPOSITORY = join(__dirname, '..', '..');
 const MAIN = join(REPOSITORY, 'dist', 'main.js');
 
 /** What a newcomer's first requests need: the service ready, the console served, the demo partner token working. */

@@ -5,17 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import request from 'supertest';
-import { runCli } from './harness/cli';
-import { Fixtures, orderBody } from './harness/factories';
-import { runNode } from './harness/run-node';
-import { missingForTopology, topologyScript } from './harness/topology';
+import { runCli } from '../harness/cli';
+import { Fixtures, orderBody } from '../harness/factories';
+import { runNode } from '../harness/run-node';
+import { missingForTopology, topologyScript } from '../harness/topology';
 
-const ROOT = join(__dirname, '..');
+const ROOT = join(__dirname, '..', '..');
 const MAIN = join(ROOT, 'dist', 'main.js');
 const MIGRATE = join(ROOT, 'dist', 'platform', 'database', 'migrate.js');
-const missing = missingForTopology('test/topology-pooler.e2e-spec.ts');
+const missing = missingForTopology('test/system/topology-pooler.system-spec.ts');
 
-/** Every instance through PgBouncer in transaction mode, on ports of its own (not topology.e2e-spec's). */
+/** Every instance through PgBouncer in transaction mode, on ports of its own (not topology.system-spec's). */
 const TOPOLOGY_ENV = {
   TOPOLOGY_POOLED: '1',
   TOPOLOGY_DIR: join(tmpdir(), `roa-topology-pooler-spec-${process.pid}`),

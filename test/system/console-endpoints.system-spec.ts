@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { issueAdminToken } from './harness/cli';
+import { issueAdminToken } from '../harness/cli';
 import {
   expectAccessible,
   expectTitle,
@@ -8,16 +8,16 @@ import {
   shot,
   signIn,
   tabTo,
-} from './harness/console-page';
-import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { api, as, type RunningService, startService } from './harness/service';
+} from '../harness/console-page';
+import { Fixtures, orderBody, type Partner } from '../harness/factories';
+import { api, as, type RunningService, startService } from '../harness/service';
 import {
   FAST_DISPATCH,
   hasValidSignature,
   parseEvent,
   startWebhookReceiver,
   type WebhookReceiver,
-} from './harness/webhook-receiver';
+} from '../harness/webhook-receiver';
 
 // Each step drives a real browser: allow for a busy machine.
 jest.setTimeout(120_000);
