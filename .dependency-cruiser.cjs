@@ -88,6 +88,15 @@ module.exports = {
       to: { path: '\\.entit(y|ies)\\.ts$', pathNot: '^src/$1/' },
     },
     {
+      name: 'domain-stays-pure',
+      comment:
+        "A module's domain/ (its rules and the shapes it declares) imports nothing of application/, persistence/ " +
+        'or http/: the use cases, the SQL and the request DTOs build on the domain, never the other way round',
+      severity: 'error',
+      from: { path: '^src/[^/]+/domain/' },
+      to: { path: '^src/[^/]+/(application|persistence|http)/' },
+    },
+    {
       name: 'controllers-stay-thin',
       comment:
         'A controller imports services, DTOs, errors, decorators, the kernel, the HTTP platform and its own ' +

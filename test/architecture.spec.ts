@@ -23,7 +23,7 @@ describe('the architecture rules (npm run lint:deps)', () => {
     expect(violations(ROOT)).toEqual([]);
   });
 
-  it('refuse a cycle, a higher floor (a module FLOORS does not name above the features), a sibling module, another module’s repository or entity, and a fat controller', () => {
+  it('refuse a cycle, a higher floor (a module FLOORS does not name above the features), a sibling module, another module’s repository or entity, a fat controller, and a domain/ that imports another layer', () => {
     const dir = mkdtempSync(join(tmpdir(), 'roa-architecture-'));
     try {
       copyFileSync(join(ROOT, '.dependency-cruiser.cjs'), join(dir, '.dependency-cruiser.cjs'));
@@ -49,6 +49,12 @@ describe('the architecture rules (npm run lint:deps)', () => {
         'src/comments/comment.ts':
           "import { invoice } from '../invoices/invoices.service';\nexport const comment = invoice;\n",
         'src/tokens/b.ts': "import { a } from './a';\nexport const b = () => a;\n",
+        'src/orders/domain/fields.ts':
+          "import { PlaceOrderDto } from '../http/dto/place-order.dto';\nimport { view } from '../persistence/view';\nimport { place } from '../application/place';\nexport const fields = [PlaceOrderDto, view, place];\n",
+        'src/orders/http/dto/place-order.dto.ts': 'export class PlaceOrderDto {}\n',
+        'src/orders/persistence/view.ts':
+          "import { rule } from '../domain/rule';\nexport const view = rule;\n",
+        'src/orders/domain/rule.ts': 'export const rule = 1;\n',
       };
       for (const [file, text] of Object.entries(files)) {
         mkdirSync(dirname(join(dir, file)), { recursive: true });
@@ -64,12 +70,18 @@ describe('the architecture rules (npm run lint:deps)', () => {
           'no-circular: src/tokens/a.ts → src/tokens/b.ts',
           'floor-new-module: src/invoices/invoices.service.ts → src/cli/run.ts',
           'floor-comments: src/comments/comment.ts → src/invoices/invoices.service.ts',
+          'domain-stays-pure: src/orders/domain/fields.ts → src/orders/http/dto/place-order.dto.ts',
+          'domain-stays-pure: src/orders/domain/fields.ts → src/orders/persistence/view.ts',
+          'domain-stays-pure: src/orders/domain/fields.ts → src/orders/application/place.ts',
         ]),
       );
       expect(violations(dir)).not.toEqual(
         expect.arrayContaining([
           'floor-new-module: src/invoices/invoices.service.ts → src/orders/application/place.ts',
         ]),
+      );
+      expect(violations(dir)).not.toContain(
+        'domain-stays-pure: src/orders/persistence/view.ts → src/orders/domain/rule.ts',
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });

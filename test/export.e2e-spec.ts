@@ -13,7 +13,8 @@ import {
 } from './harness/exports';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
 import { startServiceExpectingFailure } from './harness/service';
-import { ORDER_CSV_COLUMNS } from '../src/orders/persistence/order-view';
+import { ORDER_CSV_COLUMNS } from '../src/orders/domain/order-view';
+import { plainTextFields } from './harness/text-fields';
 
 type Item = Record<string, unknown> & {
   order_id: number;
@@ -46,24 +47,15 @@ function expectedRow(item: Item): Record<string, string> {
   );
 }
 
-/** Every text column of the file that a partner or logistics can fill with any text. */
-const TEXT_COLUMNS = [
-  'first_name',
-  'last_name',
-  'consignee',
-  'phone',
-  'zip',
-  'city',
-  'street',
-  'house_number',
-  'floor',
-  'door',
-  'opening_hours',
-  'login',
-  'password',
-  'serial_number',
-  'merchant_id',
-];
+/**
+ * Every text column of the file that a partner or logistics can fill with any text: the CSV columns that are
+ * plain text fields of the placement or of logistics' patch (their DTOs' rules say which).
+ */
+const TEXT_COLUMNS = ORDER_CSV_COLUMNS.filter(
+  (column) =>
+    plainTextFields('place-order.dto:PlaceOrderDto').has(column) ||
+    plainTextFields('logistics.dto:LogisticsPatchDto').has(column),
+);
 
 const LINE_BREAKS = { LF: '\n', CR: '\r', CRLF: '\r\n' };
 

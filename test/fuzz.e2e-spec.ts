@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import request, { type Response } from 'supertest';
 import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { type Body, Fixtures, orderBody, type Partner } from './harness/factories';
+import { PLACEMENT_FIELDS } from '../src/orders/domain/order-fields';
 
 /**
  * Property-based tests of bad input (issue 8): whatever a partner sends to placement, update, comment and the
@@ -89,25 +90,6 @@ const hostileBody: fc.Arbitrary<unknown> = fc.oneof(hostileValue, fc.jsonValue({
 
 const someFieldsOf = (fields: readonly string[], minKeys: number) =>
   fc.dictionary(fc.constantFrom(...fields), hostileValue, { minKeys, maxKeys: 4 });
-
-/** Every placement field of spec §2.1 and CONTRACT §3, required and optional. */
-const PLACEMENT_FIELDS = [
-  ...Object.keys(orderBody(1)),
-  'floor',
-  'door',
-  'opening_hours',
-  'country',
-  'product_variation_id',
-  'original_order_id',
-  'test',
-  'note',
-  'corrected_order_ID',
-  'oms_user_id',
-  'retail',
-  'dinein',
-  'shop_number',
-  'details',
-];
 
 const LIST_PARAMETERS = [
   'page',

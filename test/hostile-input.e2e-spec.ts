@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import request, { type Response } from 'supertest';
 import { issueAdminToken, issueToken, startApp, type TestApp } from './harness/app';
 import { type Body, Fixtures, orderBody, type Partner, unique } from './harness/factories';
+import { bodyOperations, DOCUMENT_COPY, exampleOf, type OpenApiDocument } from './harness/documented-routes';
 
 /**
  * The standing hostile-input suite (issue 13, CONTRACT §2 "Hostile input"): every route that takes a body or
@@ -56,105 +57,72 @@ describe('hostile input, on every route with a body or a query', () => {
   let orderId: number;
   let shippedOrderId: number;
   let webhookId: number;
+  let spareTokenId: number;
 
   const call = (route: { method: string; role: Role }, path: string) =>
     request(service.url)[route.method as 'post'](path).set('Authorization', `Bearer ${tokens[route.role]}`);
   const send = (route: BodyRoute, text: string | Buffer, contentType = 'application/json') =>
     call(route, route.path()).set('Content-Type', contentType).send(text);
 
-  const ROUTES: BodyRoute[] = [
-    {
-      name: 'placeOrder',
-      method: 'post',
-      path: () => '/api/v2/order',
-      role: 'partner',
-      body: () => orderBody(productId),
-    },
-    {
-      name: 'updateOrder',
-      method: 'post',
-      path: () => `/api/v2/order/${orderId}/update`,
-      role: 'partner',
-      body: () => ({ city: 'Brno' }),
-    },
-    {
-      name: 'commentOnOrder',
-      method: 'post',
-      path: () => `/api/v2/order/${orderId}/comment`,
-      role: 'partner',
-      body: () => ({ partner_comment: 'x' }),
-    },
-    {
-      name: 'createCompany',
-      method: 'post',
-      path: () => '/api/v2/admin/companies',
-      role: 'admin',
-      body: () => ({ name: unique('Co'), site: 'SK' }),
-    },
-    {
-      name: 'issueToken',
-      method: 'post',
-      path: () => '/api/v2/admin/tokens',
-      role: 'admin',
+  /**
+   * A valid body, and the ids its path names, for the operations whose tests need one. The routes under test are
+   * every operation of the document that takes a body (`ROUTES`, read from its SDK's copy, which the first test
+   * compares with the served one); one without an entry here is sent its schema's examples, any id of its path 1.
+   */
+  const SAMPLES: Record<string, { ids?: () => Record<string, number | string>; body: () => Body }> = {
+    placeOrder: { body: () => orderBody(productId) },
+    updateOrder: { ids: () => ({ id: orderId }), body: () => ({ city: 'Brno' }) },
+    commentOnOrder: { ids: () => ({ id: orderId }), body: () => ({ partner_comment: 'x' }) },
+    simulateOrder: { ids: () => ({ id: orderId }), body: () => ({ to: 'DELIVERED' }) },
+    createCompany: { body: () => ({ name: unique('Co'), site: 'SK' }) },
+    issueToken: {
       body: () => ({ role: 'partner', user_name: unique('u'), company_id: partner.companyId }),
     },
-    {
-      name: 'createProduct',
-      method: 'post',
-      path: () => '/api/v2/admin/products',
-      role: 'admin',
-      body: () => ({ name: unique('P'), variations: [{ name: 'Black' }] }),
+    rollToken: {
+      ids: () => ({ id: spareTokenId }),
+      body: () => ({ previous_expires_at: '2030-01-01T00:00' }),
     },
-    {
-      name: 'updateProduct',
-      method: 'patch',
-      path: () => `/api/v2/admin/products/${productId}`,
-      role: 'admin',
-      body: () => ({ name: unique('P') }),
-    },
-    {
-      name: 'addVariation',
-      method: 'post',
-      path: () => `/api/v2/admin/products/${productId}/variations`,
-      role: 'admin',
-      body: () => ({ name: unique('V') }),
-    },
-    {
-      name: 'registerWebhook',
-      method: 'post',
-      path: () => '/api/v2/admin/webhooks',
-      role: 'admin',
+    createProduct: { body: () => ({ name: unique('P'), variations: [{ name: 'Black' }] }) },
+    updateProduct: { ids: () => ({ id: productId }), body: () => ({ name: unique('P') }) },
+    addProductVariation: { ids: () => ({ id: productId }), body: () => ({ name: unique('V') }) },
+    createWebhook: {
       body: () => ({ company_id: partner.companyId, url: 'https://93.184.216.34/hooks' }),
     },
-    {
-      name: 'putTracking',
-      method: 'put',
-      path: () => `/api/v2/logistics/orders/${shippedOrderId}/trackings/PKG1`,
-      role: 'logistics',
+    updateWebhook: { ids: () => ({ id: webhookId }), body: () => ({ enabled: true }) },
+    rotateWebhookSecret: { ids: () => ({ id: webhookId }), body: () => ({}) },
+    createPartnerWebhook: { body: () => ({ url: 'https://93.184.216.34/partner-hooks' }) },
+    updatePartnerWebhook: { ids: () => ({ id: webhookId }), body: () => ({ enabled: true }) },
+    rotatePartnerWebhookSecret: { ids: () => ({ id: webhookId }), body: () => ({}) },
+    putTracking: {
+      ids: () => ({ id: shippedOrderId, trackingNumber: 'PKG1' }),
       body: () => ({ status: 'In transit' }),
     },
-    {
-      name: 'addDetailedStatus',
-      method: 'post',
-      path: () => `/api/v2/logistics/orders/${shippedOrderId}/detailed-statuses`,
-      role: 'logistics',
+    addDetailedStatus: {
+      ids: () => ({ id: shippedOrderId }),
       body: () => ({ status: 'Sorted', status_date: '2026-11-22T07:30' }),
     },
-    {
-      name: 'recordDeliveryError',
-      method: 'post',
-      path: () => `/api/v2/logistics/orders/${shippedOrderId}/delivery-errors`,
-      role: 'logistics',
+    addDeliveryError: {
+      ids: () => ({ id: shippedOrderId }),
       body: () => ({ status: 'Door closed', date: '2026-11-22T07:30', resolution: 'Comment' }),
     },
-    {
-      name: 'updateLogisticsOrder',
-      method: 'patch',
-      path: () => `/api/v2/logistics/orders/${shippedOrderId}`,
-      role: 'logistics',
-      body: () => ({ serial_number: 'SN-1' }),
-    },
-  ];
+    updateLogisticsData: { ids: () => ({ id: shippedOrderId }), body: () => ({ serial_number: 'SN-1' }) },
+  };
+  const ROUTES: BodyRoute[] = [...bodyOperations(DOCUMENT_COPY)].map(
+    ([name, { method, template, schema }]) => ({
+      name,
+      method,
+      path: () => {
+        const ids = SAMPLES[name]?.ids?.() ?? {};
+        return template.replace(/\{(\w+)\}/g, (_, id: string) => String(ids[id] ?? 1));
+      },
+      role: template.includes('/admin/')
+        ? 'admin'
+        : template.includes('/logistics/')
+          ? 'logistics'
+          : 'partner',
+      body: SAMPLES[name]?.body ?? (() => exampleOf(DOCUMENT_COPY, schema) as Body),
+    }),
+  );
   const routeNamed = (name: string) => ROUTES.find((route) => route.name === name)!;
 
   function expectNoServerError(response: Response, what: string): void {
@@ -177,6 +145,7 @@ describe('hostile input, on every route with a body or a query', () => {
     fixtures = new Fixtures(service.url, tokens.admin);
     partner = await fixtures.partner('HU');
     tokens.partner = partner.token;
+    spareTokenId = (await fixtures.partnerOf(partner.companyId)).tokenId;
     productId = (await fixtures.product()).id;
     const place = () =>
       call({ method: 'post', role: 'partner' }, '/api/v2/order').send(orderBody(productId)).expect(201);
@@ -187,8 +156,8 @@ describe('hostile input, on every route with a body or a query', () => {
       `/api/v2/logistics/orders/${shippedOrderId}/sent`,
     ).expect(200);
     const webhook = await send(
-      routeNamed('registerWebhook'),
-      JSON.stringify(routeNamed('registerWebhook').body()),
+      routeNamed('createWebhook'),
+      JSON.stringify(routeNamed('createWebhook').body()),
     ).expect(201);
     webhookId = webhook.body.id as number;
   }, 120_000);
@@ -197,13 +166,23 @@ describe('hostile input, on every route with a body or a query', () => {
     await service.stop();
   });
 
+  it('tests every route the served document gives a body (its SDK copy, which names the cases, is current)', async () => {
+    const served = (await request(service.url).get('/api/docs-json').expect(200)).body as OpenApiDocument;
+    const routes = (document: OpenApiDocument) =>
+      [...bodyOperations(document)]
+        .map(([name, { method, template }]) => `${name}: ${method} ${template}`)
+        .sort();
+    expect(routes(DOCUMENT_COPY)).toEqual(routes(served));
+    expect(ROUTES.length).toBeGreaterThanOrEqual(20);
+  });
+
   describe('unknown keys cost what the same bytes in one string cost (linear in the body size)', () => {
     it.each([
       'commentOnOrder',
       'createCompany',
       'issueToken',
       'createProduct',
-      'updateLogisticsOrder',
+      'updateLogisticsData',
       'putTracking',
       'placeOrder',
       'updateOrder',

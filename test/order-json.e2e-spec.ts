@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
-import { ORDER_FIELDS } from '../src/orders/persistence/order-view';
+import { ORDER_FIELDS } from '../src/orders/domain/order-view';
 
 /**
  * The order object is built by PostgreSQL from the order view (src/orders/persistence/order-view.ts): its fields keep the spec's order and

@@ -6,10 +6,18 @@
 export interface DeclaredEventTypes {}
 export type DeclaredEventType = Extract<keyof DeclaredEventTypes, string>;
 
-/** An event about to be written: its type and its `data`, kept small and never carrying secrets. */
-export interface EventDraft {
-  type: string;
-  data: Record<string, unknown>;
+/** What only a declaration hands out (see EventDraft). */
+declare const DECLARED: unique symbol;
+
+/**
+ * An event about to be written: its type and its `data`, kept small and never carrying secrets. Only the
+ * `draft` of a declaration (declareEventTypes) makes one, so publishing a type no module declared does not
+ * compile.
+ */
+export interface EventDraft<Type extends string = string> {
+  readonly type: Type;
+  readonly data: Record<string, unknown>;
+  readonly [DECLARED]: true;
 }
 
 /** An event as the outbox stored it: what the feed lists and a webhook delivery sends. */

@@ -12,7 +12,7 @@ import {
   type ExportPosition,
   OrdersExportRepository,
 } from '../persistence/orders-export.repository';
-import { ORDER_CSV_COLUMNS, type OrderCsvColumn } from '../persistence/order-view';
+import { ORDER_CSV_COLUMNS, type OrderCsvColumn } from '../domain/order-view';
 import { type ExportRefusal, ExportSlots, type ReleaseSlot } from './export-slots';
 import { type OrderFilterQuery, toOrderFilter } from './order-filter';
 

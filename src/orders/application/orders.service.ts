@@ -11,9 +11,15 @@ import { WritePositions } from '../../platform/database/write-positions';
 import { EventsService } from '../../outbox/events.service';
 import { orderEvents } from '../events/order-events';
 import type { OrderResponse } from '../dto/order.response';
-import { PLACEMENT_FIELDS, type PlacementField } from '../http/dto/place-order.dto';
 import { type OrderJsonRow, withCredentials, withCredentialsText } from '../persistence/order-json';
-import { changedFields, type OrderFieldValues, toFieldValues, toStoredFields } from '../domain/order-fields';
+import {
+  changedFields,
+  type OrderFieldValues,
+  PLACEMENT_FIELDS,
+  type PlacementField,
+  toFieldValues,
+  toStoredFields,
+} from '../domain/order-fields';
 import { canTransition, isEditable, type OrderState } from '../order-state';
 import type { Order } from '../order.entity';
 import { OrderChangedError, OrderNotEditableError, OrderNotFoundError } from '../orders.errors';

@@ -1,5 +1,50 @@
-import { PLACEMENT_FIELDS, type PlacementField } from '../http/dto/place-order.dto';
 import type { Order } from '../order.entity';
+import { INPUT_FIELDS, type PlacementField } from './order-view';
+
+export type { PlacementField };
+
+/**
+ * The order placement has always taken its first fields in: the placement statement's columns, the audit
+ * trail's changed_fields and the update's message list them so. Kept, so that those stay as they are; it is
+ * never extended: a field added since comes after these, in the view's order.
+ */
+const FIRST_FIELDS = [
+  'first_name',
+  'last_name',
+  'consignee',
+  'email',
+  'phone',
+  'zip',
+  'city',
+  'street',
+  'house_number',
+  'floor',
+  'door',
+  'opening_hours',
+  'country',
+  'product_id',
+  'product_variation_id',
+  'login',
+  'password',
+  'order_type',
+  'original_order_id',
+  'test',
+  'note',
+  'corrected_order_ID',
+  'merchant_id',
+  'oms_user_id',
+  'retail',
+  'dinein',
+  'shop_number',
+  'details',
+] as const satisfies readonly PlacementField[];
+
+/**
+ * The fields a partner may send: placement takes them all, update any subset. They are the order view's input
+ * fields (order-view.ts), so a field added there is a placement field without another list to keep in step;
+ * PlaceOrderDto declares and validates the same set (test/registrations.spec.ts holds them together).
+ */
+export const PLACEMENT_FIELDS: readonly PlacementField[] = [...new Set([...FIRST_FIELDS, ...INPUT_FIELDS])];
 
 /**
  * The Order property that stores a placement field: the API name is the column's name (lower-cased: the

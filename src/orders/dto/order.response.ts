@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { orderRef } from '../order-rules';
 import type { OrderType } from '../order-state';
 import type { Order } from '../order.entity';
-import { ORDER_VIEW } from '../persistence/order-view';
+import { ORDER_VIEW } from '../domain/order-view';
 import type { CommentResponse } from './order-children.response';
 import { responseClass } from './view-schema';
 

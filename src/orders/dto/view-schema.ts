@@ -6,7 +6,7 @@ import type {
   FieldSchema,
   ResponseField,
   ResponseObject,
-} from '../persistence/order-view.schema';
+} from '../domain/order-view.schema';
 import { DeliveryErrorResponse, DetailedStatusResponse, TrackingResponse } from './order-children.response';
 
 const CHILDREN: Record<keyof ChildSchemas, Type> = {

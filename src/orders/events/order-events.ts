@@ -10,7 +10,7 @@ export const ORDER_SUBJECT_TYPE = 'order';
 export type { EventDraft };
 
 /** The order's event types (CONTRACT §5), declared to the outbox: events about an `order`. */
-export const ORDER_EVENT_TYPES = declareEventTypes(ORDER_SUBJECT_TYPE, ORDER_EVENT_SCHEMAS);
+const ORDER_EVENTS = declareEventTypes(ORDER_SUBJECT_TYPE, ORDER_EVENT_SCHEMAS);
 export type { OrderEventType };
 
 declare module '../../outbox/event-types' {
@@ -19,9 +19,7 @@ declare module '../../outbox/event-types' {
 }
 
 /** An order event about to be written; its data never carries device credentials. */
-interface OrderEventDraft extends EventDraft {
-  type: OrderEventType;
-}
+type OrderEventDraft = EventDraft<OrderEventType>;
 
 /** The order as it is once the change is applied. */
 export interface OrderAfterChange {
@@ -48,33 +46,22 @@ export const placedDataSql = (o: string): string =>
 
 /** The event of each kind of change (CONTRACT §5); nested objects have the order response's shapes. */
 export const orderEvents = {
-  placed: (order: OrderAfterChange & { orderType: OrderType; test: boolean }): OrderEventDraft => ({
-    type: 'order.placed',
-    data: { ...about(order), order_type: order.orderType, test: order.test },
-  }),
+  placed: (order: OrderAfterChange & { orderType: OrderType; test: boolean }): OrderEventDraft =>
+    ORDER_EVENTS.draft('order.placed', { ...about(order), order_type: order.orderType, test: order.test }),
   /** Field names only, never values. */
-  updated: (order: OrderAfterChange, changedFields: string[]): OrderEventDraft => ({
-    type: 'order.updated',
-    data: { ...about(order), changed_fields: [...new Set(changedFields)].sort() },
-  }),
-  stateChanged: (order: OrderAfterChange, previousState: OrderState): OrderEventDraft => ({
-    type: 'order.state_changed',
-    data: { ...about(order), previous_state: previousState },
-  }),
-  comment: (order: OrderAfterChange, userName: string, replaced: boolean): OrderEventDraft => ({
-    type: 'order.comment',
-    data: { ...about(order), user_name: userName, replaced },
-  }),
-  tracking: (order: OrderAfterChange, tracking: object, replaced: boolean): OrderEventDraft => ({
-    type: 'order.tracking',
-    data: { ...about(order), tracking, replaced },
-  }),
-  detailedStatus: (order: OrderAfterChange, detailedStatus: object): OrderEventDraft => ({
-    type: 'order.detailed_status',
-    data: { ...about(order), detailed_status: detailedStatus },
-  }),
-  deliveryError: (order: OrderAfterChange, deliveryError: object): OrderEventDraft => ({
-    type: 'order.delivery_error',
-    data: { ...about(order), delivery_error: deliveryError },
-  }),
+  updated: (order: OrderAfterChange, changedFields: string[]): OrderEventDraft =>
+    ORDER_EVENTS.draft('order.updated', {
+      ...about(order),
+      changed_fields: [...new Set(changedFields)].sort(),
+    }),
+  stateChanged: (order: OrderAfterChange, previousState: OrderState): OrderEventDraft =>
+    ORDER_EVENTS.draft('order.state_changed', { ...about(order), previous_state: previousState }),
+  comment: (order: OrderAfterChange, userName: string, replaced: boolean): OrderEventDraft =>
+    ORDER_EVENTS.draft('order.comment', { ...about(order), user_name: userName, replaced }),
+  tracking: (order: OrderAfterChange, tracking: object, replaced: boolean): OrderEventDraft =>
+    ORDER_EVENTS.draft('order.tracking', { ...about(order), tracking, replaced }),
+  detailedStatus: (order: OrderAfterChange, detailedStatus: object): OrderEventDraft =>
+    ORDER_EVENTS.draft('order.detailed_status', { ...about(order), detailed_status: detailedStatus }),
+  deliveryError: (order: OrderAfterChange, deliveryError: object): OrderEventDraft =>
+    ORDER_EVENTS.draft('order.delivery_error', { ...about(order), delivery_error: deliveryError }),
 };

@@ -5,45 +5,19 @@ import type {
   DetailedStatusResponse,
   TrackingResponse,
 } from '../dto/order-children.response';
+import { isObjectField, type OrderCsvColumn, ORDER_VIEW, type OrderObjectEntry } from '../domain/order-view';
 import type { DeliveryError, DetailedStatus, Tracking } from '../order-children.entities';
 import { orderRefSql } from '../order-rules';
-import { EDITABLE_STATES, ORDER_STATES, ORDER_TYPES } from '../order-state';
-import {
-  choice,
-  dateTimeText,
-  flag,
-  integer,
-  listOf,
-  nullable,
-  nullableObject,
-  type ResponseField,
-  text,
-} from './order-view.schema';
+import { EDITABLE_STATES } from '../order-state';
 
 /**
- * The order object of CONTRACT §4, declared once: each field with its SQL source, its response schema, in the
- * position spec §2.3 gives it, and whether it is a column of the CSV export. The statement that builds the
- * order's JSON (order-json.ts), the response schema and its TypeScript type (dto/order.response.ts), the CSV
- * columns and the field lists of the tests are derived from this table. Pure: the tests import it.
+ * The SQL of the order view (domain/order-view.ts): the statement that builds the order's JSON, each field from
+ * the column of its name or, for a derived field, from its own expression, and the child objects in SQL and in
+ * Node (events carry them).
  */
 
 /** An SQL expression of the order of row alias `o`; `at` writes a timestamptz column as the API does. */
 export type FieldSql = (o: string, at: (column: string) => string) => string;
-
-export type OrderViewField =
-  | {
-      key: string;
-      /** Where the JSON object takes the value from. */
-      sql: FieldSql;
-      /** How the response schema describes it (order-view.schema.ts). */
-      schema: ResponseField<unknown>;
-      /** A column of the CSV export (CONTRACT §4.10), in this position. */
-      csv?: true;
-      /** Stored sealed in the column of its key: `sql` leaves it null, Node opens it (order-json.ts). */
-      sealed?: true;
-    }
-  /** A CSV column the export computes, not a field of the order object: its SQL. */
-  | { key: string; csv: FieldSql };
 
 /** SQL expression: a timestamptz as the API writes datetimes, YYYY-MM-DDTHH:MM in the zone `zone` names. */
 export const apiDateTimeSql = (column: string, zone: string): string =>
@@ -147,187 +121,52 @@ const column =
   (name: string): FieldSql =>
   (o) =>
     `${o}.${name}`;
-const dateTime =
-  (name: string): FieldSql =>
-  (o, at) =>
-    at(`${o}.${name}`);
 
-/** The order's own fields, in spec §2.3's order, then the contract's extra fields. */
-export const ORDER_VIEW = [
-  { key: 'order_id', sql: column('id'), schema: integer({ example: 123 }), csv: true },
-  {
-    key: 'order_ref',
-    sql: (o) => orderRefSql(o),
-    schema: text({
-      description: 'The site, a dash and the order id padded to 7 digits.',
-      example: 'SK-0000123',
-    }),
-    csv: true,
-  },
-  {
-    key: 'created_at',
-    sql: dateTime('created_at'),
-    schema: dateTimeText({ example: '2026-11-22T07:30' }),
-    csv: true,
-  },
-  { key: 'first_name', sql: column('first_name'), schema: text({ example: 'Jana' }), csv: true },
-  { key: 'last_name', sql: column('last_name'), schema: text({ example: 'Nováková' }), csv: true },
-  { key: 'consignee', sql: column('consignee'), schema: text({ example: 'Bistro Group s.r.o.' }), csv: true },
-  { key: 'email', sql: column('email'), schema: text({ example: 'jana.novakova@example.com' }), csv: true },
-  { key: 'phone', sql: column('phone'), schema: text({ example: '+421900123456' }), csv: true },
-  { key: 'zip', sql: column('zip'), schema: text({ example: '81101' }), csv: true },
-  { key: 'city', sql: column('city'), schema: text({ example: 'Bratislava' }), csv: true },
-  { key: 'street', sql: column('street'), schema: text({ example: 'Obchodná' }), csv: true },
-  { key: 'house_number', sql: column('house_number'), schema: text({ example: '12' }), csv: true },
-  { key: 'floor', sql: column('floor'), schema: nullable(text({ example: '2' })), csv: true },
-  { key: 'door', sql: column('door'), schema: nullable(text({ example: 'B' })), csv: true },
-  {
-    key: 'opening_hours',
-    sql: column('opening_hours'),
-    schema: nullable(text({ example: 'Mo-Fr 10:00-22:00' })),
-    csv: true,
-  },
-  { key: 'product_id', sql: column('product_id'), schema: integer({ example: 2 }), csv: true },
-  {
-    key: 'product_variation_id',
-    sql: column('product_variation_id'),
-    schema: nullable(integer({ example: 4 })),
-    csv: true,
-  },
+/** How each derived field of the view is read: the fields that are not the column of their name as stored. */
+const DERIVED_SQL: Record<Extract<OrderObjectEntry, { derived: true }>['key'], FieldSql> = {
+  order_id: column('id'),
+  order_ref: (o) => orderRefSql(o),
   // Stored sealed: PostgreSQL leaves them null, Node opens them and puts them in place (order-json.ts).
-  {
-    key: 'login',
-    sql: () => 'NULL::text',
-    schema: text({ description: 'Device login, as submitted.', example: 'bistro-12' }),
-    csv: true,
-    sealed: true,
-  },
-  {
-    key: 'password',
-    sql: () => 'NULL::text',
-    schema: text({ description: 'Device password, as submitted.', example: 'device-secret' }),
-    csv: true,
-    sealed: true,
-  },
-  {
-    key: 'final_completion_date',
-    sql: dateTime('final_completion_date'),
-    schema: nullable(
-      dateTimeText({
-        description: 'Set by logistics when the order is complete; null until then.',
-        example: '2026-11-23T12:00',
-      }),
+  login: () => 'NULL::text',
+  password: () => 'NULL::text',
+  original_order_id: (o) => `${o}.original_order_id::text`,
+  trackings: (o, at) =>
+    jsonArraySql(childPairs(TRACKING_FIELDS, 't', at), 'trackings', 't', `t.order_id = ${o}.id`, 't.id'),
+  detailed_status: (o, at) =>
+    `(SELECT row_to_json(j) FROM detailed_statuses s CROSS JOIN LATERAL (SELECT ${jsonFieldsSql(
+      childPairs(DETAILED_STATUS_FIELDS, 's', at),
+    )}) j WHERE s.order_id = ${o}.id ORDER BY s.status_date DESC, s.id DESC LIMIT 1)`,
+  delivery_errors: (o, at) =>
+    jsonArraySql(
+      childPairs(DELIVERY_ERROR_FIELDS, 'e', at),
+      'delivery_errors',
+      'e',
+      `e.order_id = ${o}.id`,
+      'e.id',
     ),
-    csv: true,
-  },
-  { key: 'order_type', sql: column('order_type'), schema: choice(ORDER_TYPES, 'REGULAR'), csv: true },
-  {
-    key: 'original_order_id',
-    sql: (o) => `${o}.original_order_id::text`,
-    schema: nullable(text()),
-    csv: true,
-  },
-  {
-    key: 'trackings',
-    sql: (o, at) =>
-      jsonArraySql(childPairs(TRACKING_FIELDS, 't', at), 'trackings', 't', `t.order_id = ${o}.id`, 't.id'),
-    schema: listOf('TrackingResponse'),
-  },
-  {
-    key: 'detailed_status',
-    sql: (o, at) =>
-      `(SELECT row_to_json(j) FROM detailed_statuses s CROSS JOIN LATERAL (SELECT ${jsonFieldsSql(
-        childPairs(DETAILED_STATUS_FIELDS, 's', at),
-      )}) j WHERE s.order_id = ${o}.id ORDER BY s.status_date DESC, s.id DESC LIMIT 1)`,
-    schema: nullableObject(
-      'DetailedStatusResponse',
-      'The latest detailed status reported (by status_date), or null.',
-    ),
-  },
-  {
-    key: 'serial_number',
-    sql: column('serial_number'),
-    schema: nullable(text({ description: 'Set by logistics; null until then.' })),
-    csv: true,
-  },
-  {
-    key: 'delivery_errors',
-    sql: (o, at) =>
-      jsonArraySql(
-        childPairs(DELIVERY_ERROR_FIELDS, 'e', at),
-        'delivery_errors',
-        'e',
-        `e.order_id = ${o}.id`,
-        'e.id',
-      ),
-    schema: listOf('DeliveryErrorResponse'),
-  },
-  { key: 'merchant_id', sql: column('merchant_id'), schema: text({ example: 'M-4411' }), csv: true },
-  { key: 'state', sql: column('state'), schema: choice(ORDER_STATES, 'PLACED', 'decorated'), csv: true },
-  {
-    key: 'editable',
-    sql: (o) => oneOf(`${o}.state`, EDITABLE_STATES),
-    schema: flag({
-      description: 'True while POST /order/{id}/update would accept an update (state PLACED or TEST).',
-      example: true,
-    }),
-  },
-  { key: 'test', sql: column('test'), schema: flag({ example: false }), csv: true },
-  { key: 'country', sql: column('country'), schema: nullable(text({ example: 'sk' })) },
-  { key: 'note', sql: column('note'), schema: nullable(text({ example: 'Ring twice' })) },
-  { key: 'details', sql: column('details'), schema: nullable(text({ example: 'Back entrance' })) },
-  { key: 'corrected_order_ID', sql: column('corrected_order_id'), schema: nullable(text()) },
-  { key: 'oms_user_id', sql: column('oms_user_id'), schema: nullable(integer({ example: 17 })) },
-  { key: 'retail', sql: column('retail'), schema: nullable(flag({ example: false })) },
-  { key: 'dinein', sql: column('dinein'), schema: nullable(flag({ example: false })) },
-  { key: 'shop_number', sql: column('shop_number'), schema: nullable(text({ example: 'S-22' })) },
-  // The export's own columns: the tracking numbers (space-separated, as `trackings` lists them) and the latest
-  // delivery date.
-  {
-    key: 'tracking_numbers',
-    csv: (o) =>
-      `(SELECT string_agg(t.tracking_number, ' ' ORDER BY t.id) FROM trackings t WHERE t.order_id = ${o}.id)`,
-  },
-  {
-    key: 'delivered_at',
-    csv: (o, at) => `(SELECT ${at('max(t.delivery_date)')} FROM trackings t WHERE t.order_id = ${o}.id)`,
-  },
-  {
-    key: 'updated_at',
-    sql: dateTime('updated_at'),
-    schema: dateTimeText({
-      description: 'Moves with every change to the order or its trackings, statuses, errors and comments.',
-      example: '2026-11-22T07:45',
-    }),
-    csv: true,
-  },
-  // Last, so the CSV's columns of before keep their positions.
-  {
-    key: 'version',
-    sql: column('version'),
-    schema: integer({
-      description:
-        "Moves with every change to the order (as updated_at does): the ETag of GET /order/{id}. Send it as " +
-        'If-Match: "<version>" on update, cancel or simulate to change the order only if it is still as read.',
-      example: 3,
-    }),
-    csv: true,
-  },
-] as const satisfies readonly OrderViewField[];
+  editable: (o) => oneOf(`${o}.state`, EDITABLE_STATES),
+};
 
-type ViewEntry = (typeof ORDER_VIEW)[number];
+/**
+ * Where the order object takes a field from: its derived SQL, else the column of its name (lower case: the
+ * contract spells one `corrected_order_ID`), a datetime written as the API writes them.
+ */
+function fieldSql(field: OrderObjectEntry): FieldSql {
+  if ('derived' in field) return DERIVED_SQL[field.key];
+  const name = field.key.toLowerCase();
+  return field.schema.type === 'date-time' ? (o, at) => at(`${o}.${name}`) : column(name);
+}
 
-/** The keys of the order's JSON object, in order (without the contributed arrays such as the comments). */
-export const ORDER_FIELDS: string[] = ORDER_VIEW.filter((field) => 'sql' in field).map((field) => field.key);
+/** How the export computes its own columns, which are not fields of the order object. */
+const CSV_ONLY_SQL: Record<Exclude<OrderCsvColumn, OrderObjectEntry['key']>, FieldSql> = {
+  tracking_numbers: (o) =>
+    `(SELECT string_agg(t.tracking_number, ' ' ORDER BY t.id) FROM trackings t WHERE t.order_id = ${o}.id)`,
+  delivered_at: (o, at) =>
+    `(SELECT ${at('max(t.delivery_date)')} FROM trackings t WHERE t.order_id = ${o}.id)`,
+};
 
-type CsvEntry = Extract<ViewEntry, { csv: true | FieldSql }>;
-
-export type OrderCsvColumn = CsvEntry['key'];
-
-const CSV_ENTRIES = ORDER_VIEW.filter((field): field is CsvEntry => 'csv' in field);
-
-/** The columns of the CSV export, in order. */
-export const ORDER_CSV_COLUMNS: OrderCsvColumn[] = CSV_ENTRIES.map((field) => field.key);
+/** Stored sealed: the CSV row takes the stored value, which Node opens (the order object's SQL leaves it null). */
+const SEALED_COLUMNS: ReadonlySet<string> = new Set<OrderObjectEntry['key']>(['login', 'password']);
 
 /**
  * The select list of the CSV export's row of order alias `o`: one value per column of the file, named by it,
@@ -337,13 +176,13 @@ export const ORDER_CSV_COLUMNS: OrderCsvColumn[] = CSV_ENTRIES.map((field) => fi
 export function orderCsvSelectSql(o: string, zone: string): string {
   const at = (value: string) => apiDateTimeSql(value, zone);
   return jsonFieldsSql(
-    CSV_ENTRIES.map((field): [string, string] => [
+    ORDER_VIEW.filter((field) => 'csv' in field).map((field): [string, string] => [
       field.key,
-      'sealed' in field
+      SEALED_COLUMNS.has(field.key)
         ? `${o}.${field.key}`
-        : typeof field.csv === 'function'
-          ? field.csv(o, at)
-          : field.sql(o, at),
+        : isObjectField(field)
+          ? fieldSql(field)(o, at)
+          : CSV_ONLY_SQL[field.key](o, at),
     ]),
   );
 }
@@ -387,9 +226,9 @@ const builtOrderJsonSql = new Map<string, string>();
 
 function buildOrderJsonSql(o: string, zone: string, keys: ContributedKeys): string {
   const at = (value: string) => apiDateTimeSql(value, zone);
-  const own = ORDER_VIEW.filter((field) => 'sql' in field).map((field): [string, string] => [
+  const own = ORDER_VIEW.filter(isObjectField).map((field): [string, string] => [
     field.key,
-    field.sql(o, at),
+    fieldSql(field)(o, at),
   ]);
   const contributed = Object.entries(keys).map(([slot, key]): [string, string] => {
     const field = contributions.get(slot);

@@ -3,7 +3,8 @@ import { ApiFormats } from '../../platform/formats/api-formats';
 import type { Credentials } from '../../platform/formats/device-credentials';
 import { ReplicaReads } from '../../platform/database/replica-reads';
 import { type OrderJsonTextRow, orderJsonTextSelect } from './order-json';
-import { type OrderCsvColumn, orderCsvSelectSql } from './order-view';
+import type { OrderCsvColumn } from '../domain/order-view';
+import { orderCsvSelectSql } from './order-view';
 import { type OrderFilter, OrdersRepository } from './orders.repository';
 
 /** Where a batch ends: the last order's created_at at full precision (ISO 8601, UTC) and id. */

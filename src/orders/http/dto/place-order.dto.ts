@@ -1,6 +1,5 @@
 import { Transform } from 'class-transformer';
 import {
-  getMetadataStorage,
   IsBoolean,
   IsDefined,
   IsEmail,
@@ -43,7 +42,9 @@ const booleanMessage = ({ property }: { property: string }) =>
 /**
  * An order as a partner places it (spec §2.1). Types and lengths are checked here; the rules that need the
  * database or several fields (product and variation, original order, the 50-character site rule) are
- * checked by the order validator, and all failures are reported together.
+ * checked by the order validator, and all failures are reported together. Its properties are the order
+ * view's input fields (domain/order-view.ts), each with a validation rule: test/registrations.spec.ts fails
+ * when one is missing, extra or unvalidated (the validation pipe would drop it without a word).
  */
 export class PlaceOrderDto {
   /** Customer contact first name. @example "Jana" */
@@ -197,18 +198,3 @@ export class PlaceOrderDto {
   @OptionalText(65_535)
   details?: string | null;
 }
-
-export type PlacementField = keyof PlaceOrderDto;
-
-/**
- * The fields a partner may send, in the spec's order: placement takes them all, update any subset. Read from
- * the DTO's own validation metadata (every field has a rule, in declaration order), so a field added to the
- * DTO is a placement field without another list to keep in step.
- */
-export const PLACEMENT_FIELDS: readonly PlacementField[] = [
-  ...new Set(
-    getMetadataStorage()
-      .getTargetValidationMetadatas(PlaceOrderDto, '', true, false)
-      .map((metadata) => metadata.propertyName as PlacementField),
-  ),
-];
