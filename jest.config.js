@@ -9,7 +9,7 @@
 module.exports = {
   testEnvironment: '<rootDir>/test/harness/in-process-environment.ts',
   roots: ['<rootDir>/src', '<rootDir>/test'],
-  testRegex: '\\.(spec|e2e-spec)\\.ts$',
+  testRegex: '\\.(spec|e2e-spec|medium-spec)\\.ts$',
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
   // The SDK's sources (clients/typescript/src) import each other as `./x.js`, as its ESM build needs.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
