@@ -450,6 +450,8 @@ async function cost(options: Options): Promise<Record<string, unknown>> {
            percentile_cont(0.99) WITHIN GROUP (ORDER BY duration_ms) AS p99 FROM webhook_attempts`,
       )
     ).rows;
+    const sinceEvent = [...receiver.arrivals.values()].map((arrival) => arrival.at - arrival.timestamp);
+    sinceEvent.sort((a, b) => a - b);
     const per = (total: number) => round(total / options.deliveries);
     const sum = (pick: (row: (typeof rows)[number]) => number) =>
       rows.reduce((total, row) => total + pick(row), 0);
@@ -460,6 +462,8 @@ async function cost(options: Options): Promise<Record<string, unknown>> {
       options,
       seconds: round(elapsed / 1000, 1),
       attemptMs: { p50: attempts.p50, p99: attempts.p99 },
+      /** From each event's timestamp to its arrival at the receiver, warm-up included. */
+      deliveryMs: { p50: percentile(sinceEvent, 0.5), p99: percentile(sinceEvent, 0.99) },
       perDelivery: {
         statements: per(sum((row) => Number(row.calls))),
         planMs: per(sum((row) => row.plan)),
