@@ -227,7 +227,7 @@ describe('SQL snapshots (queries/*.sql)', () => {
     expectSnapshot('events-feed-after', await partnerGet(`/api/v2/events?after=${first.id}`));
   });
 
-  it('webhook-delivery: the dispatcher’s iteration that claims, reads, sends and records one delivery', async () => {
+  it('webhook-delivery: the dispatcher’s turn, one statement that records ended attempts and claims due deliveries', async () => {
     await api()
       .post('/api/v2/admin/webhooks')
       .set(as(admin))
@@ -242,8 +242,8 @@ describe('SQL snapshots (queries/*.sql)', () => {
         (iteration = service
           .logs()
           .slice(placedAt)
-          .find((line) => line.job === 'webhook-dispatch' && (line.dbQueries as number) > 1)) !== undefined,
-      () => 'no dispatcher iteration line with the delivery',
+          .find((line) => line.job === 'webhook-dispatch')) !== undefined,
+      () => 'no dispatcher turn line after the placement',
     );
     expectSnapshot('webhook-delivery', iteration!.sql as string[]);
   });

@@ -310,14 +310,13 @@ describe('retrying a webhook delivery by hand (CONTRACT §6)', () => {
     }
   });
 
-  it('refuses a delivery whose endpoint was deleted with 409', async () => {
+  it('answers a delivery whose endpoint was deleted with 404, sending nothing', async () => {
     const { endpoint, delivery } = await givenUpDelivery('/deleted');
     await api().delete(`/api/v2/admin/webhooks/${endpoint.id}`).set(as(admin)).expect(200);
+    const received = receiver.at('/deleted').length;
 
-    await retry(endpoint.id, delivery.id).expect(409, {
-      message:
-        'This endpoint no longer receives deliveries (deleted, or it answered 410 Gone): register it again.',
-    });
+    await retry(endpoint.id, delivery.id).expect(404, { message: 'Webhook not found.' });
+    expect(receiver.at('/deleted')).toHaveLength(received);
   });
 
   it("answers another endpoint's delivery, an unknown one and an unknown endpoint with 404", async () => {

@@ -476,7 +476,7 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
     ]);
   });
 
-  it('deletes an endpoint: nothing more is sent, it leaves the list, its log stays readable', async () => {
+  it('deletes an endpoint: nothing more is sent, it leaves the list, and it and its log are missing', async () => {
     const partner = await fixtures.partner();
     const endpoint = await register(partner.companyId, '/deleted');
     await place(partner);
@@ -498,7 +498,18 @@ describe('webhooks and the events feed (CONTRACT §4.8, §5)', () => {
     await place(partner);
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(receiver.at('/deleted')).toHaveLength(1);
-    expect((await deliveriesOf(endpoint.id)).map((delivery) => delivery.status)).toEqual(['succeeded']);
+    const kept = await service.db.query('SELECT status FROM webhook_deliveries WHERE endpoint_id = $1', [
+      endpoint.id,
+    ]);
+    expect(kept.rows).toEqual([{ status: 'succeeded' }]);
+    await api()
+      .get(`/api/v2/admin/webhooks/${endpoint.id}`)
+      .set(as(admin))
+      .expect(404, { message: 'Webhook not found.' });
+    await api()
+      .get(`/api/v2/admin/webhooks/${endpoint.id}/deliveries`)
+      .set(as(admin))
+      .expect(404, { message: 'Webhook not found.' });
     await api()
       .get('/api/v2/admin/webhooks/999999/deliveries')
       .set(as(admin))

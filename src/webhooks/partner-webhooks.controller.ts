@@ -7,7 +7,13 @@ import { type Page, PageQuery, pageWindow } from '../kernel/pagination';
 import { ApiFormats } from '../platform/formats/api-formats';
 import { bigIdParam } from '../platform/http/id-param.pipe';
 import { ApiErrorResponses, ApiPageResponse } from '../platform/openapi/openapi.decorators';
-import { ENDPOINT_SETTINGS, SECRET_ROTATION, toSecretRotation } from './dto/endpoint-settings';
+import {
+  ApiEndpointLimitConflict,
+  ENDPOINT_SETTINGS,
+  SECRET_ROTATION,
+  toSecretRotation,
+  toSettings,
+} from './dto/endpoint-settings';
 import {
   CreatePartnerWebhookDto,
   deliveryLogFilter,
@@ -49,12 +55,14 @@ export class PartnerWebhooksController {
   ) {}
 
   /**
-   * Registers an endpoint for your company's events, on a public http(s) address. The response is the only
-   * time its secret is shown: verify every delivery's `webhook-signature` with it.
+   * Registers an endpoint for your company's events, on a public http(s) address: at most 20 per company
+   * (deleted ones do not count; a 21st is 409). The response is the only time its secret is shown: verify every
+   * delivery's `webhook-signature` with it.
    */
   @Post()
   @ApiOperation({ operationId: 'createPartnerWebhook', summary: 'Register a webhook endpoint' })
   @ApiErrorResponses(400, 401, 403, 413, 429)
+  @ApiEndpointLimitConflict()
   async create(
     @CurrentActor() actor: Actor,
     @CallerCompany() companyId: number,
@@ -87,7 +95,7 @@ export class PartnerWebhooksController {
     );
   }
 
-  /** One of your endpoints, deleted ones too, with its settings. Its secret is never shown. */
+  /** One of your endpoints with its settings (a deleted one is 404). Its secret is never shown. */
   @Get(':id')
   @ApiOperation({ operationId: 'getPartnerWebhook', summary: 'Get one of your webhook endpoints' })
   @ApiParam(ENDPOINT_PARAM)
@@ -102,7 +110,7 @@ export class PartnerWebhooksController {
   @Patch(':id')
   @ApiOperation({
     operationId: 'updatePartnerWebhook',
-    summary: "Change your webhook endpoint's event types, disable or enable it",
+    summary: "Change your webhook endpoint's URL or event types, disable or enable it",
     description: ENDPOINT_SETTINGS,
   })
   @ApiParam(ENDPOINT_PARAM)
@@ -113,7 +121,7 @@ export class PartnerWebhooksController {
     @Param('id', webhookIdParam()) id: number,
     @Body() body: UpdateWebhookDto,
   ): Promise<WebhookResponse> {
-    const settings = { eventTypes: body.event_types, enabled: body.enabled };
+    const settings = toSettings(body);
     return toWebhookResponse(await this.webhooks.update(actor, id, settings, { companyId }), this.formats);
   }
 
@@ -138,7 +146,10 @@ export class PartnerWebhooksController {
     return { ...toWebhookResponse(endpoint, this.formats), secret };
   }
 
-  /** Deletes one of your endpoints: nothing more is sent to it and waiting deliveries are cancelled. */
+  /**
+   * Deletes one of your endpoints: nothing more is sent to it, its waiting deliveries are cancelled and its
+   * attempts in flight ended. From then on the endpoint, its delivery log and its deliveries are 404.
+   */
   @Delete(':id')
   @ApiOperation({ operationId: 'deletePartnerWebhook', summary: 'Delete one of your webhook endpoints' })
   @ApiParam(ENDPOINT_PARAM)
@@ -152,7 +163,7 @@ export class PartnerWebhooksController {
   }
 
   /**
-   * The delivery log of one of your endpoints (deleted ones too), newest first, with every attempt; filtered by
+   * The delivery log of one of your endpoints (a deleted one is 404), newest first, with every attempt; filtered by
    * status, event type and event id (the `webhook-id` your receiver saw) as the administrators' log is.
    */
   @Get(':id/deliveries')
@@ -187,7 +198,8 @@ export class PartnerWebhooksController {
     description:
       'As the admin route does: sends the delivery again at once with the same `webhook-id` and a fresh ' +
       'timestamp and signature, and answers with the delivery, the new attempt last in its log. 409 when it ' +
-      'succeeded already, an attempt of it is in flight, or its endpoint is deleted, gone or disabled.',
+      'succeeded already, an attempt of it is in flight, or its endpoint is gone or disabled; 404 when its ' +
+      'endpoint was deleted.',
   })
   @ApiParam(ENDPOINT_PARAM)
   @ApiParam({

@@ -33,6 +33,8 @@ const USER_AGENT = 'restaurant-orders-api-webhooks/1';
 /** What is read of a receiver's answer; the rest is discarded. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
+const stopReason = (signal: AbortSignal): string => String(signal.reason).slice(0, 500);
+
 function retryAfterMs(value: string | undefined): number | null {
   if (!value) return null;
   const seconds = Number(value);
@@ -41,15 +43,19 @@ function retryAfterMs(value: string | undefined): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
+export interface SendOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+  /** Ends the attempt early (its endpoint stopped receiving): the result's error is the signal's reason. */
+  stop?: AbortSignal;
+}
+
 /**
  * POSTs one signed event (Standard Webhooks: webhook-id, webhook-timestamp, webhook-signature over
  * `id.timestamp.body`, space-separated `v1,<signature>` entries, one per secret). Success is a 2xx within the timeout; redirects are not followed (a 3xx is a failure);
- * connections go only to public addresses unless `allowPrivate`.
+ * connections go only to public addresses unless `allowPrivate`. Nothing is sent once `stop` has fired.
  */
-export function sendWebhook(
-  message: WebhookMessage,
-  options: { timeoutMs: number; allowPrivate: boolean },
-): Promise<SendResult> {
+export function sendWebhook(message: WebhookMessage, options: SendOptions): Promise<SendResult> {
   const started = performance.now();
   const now = new Date();
   const signature = message.secrets
@@ -80,15 +86,17 @@ export function sendWebhook(
         requestHeaders,
         response,
       });
+    if (options.stop?.aborted) return finish(null, stopReason(options.stop));
     if (!isAllowedAddressLiteral(url, options.allowPrivate)) {
       return finish(null, `${url.hostname} is not a public address`);
     }
+    const timeout = AbortSignal.timeout(options.timeoutMs);
     const outgoing = send(
       url,
       {
         method: 'POST',
         lookup: publicOnlyLookup(options.allowPrivate),
-        signal: AbortSignal.timeout(options.timeoutMs),
+        signal: options.stop ? AbortSignal.any([timeout, options.stop]) : timeout,
         headers: requestHeaders,
       },
       (incoming) => {
@@ -119,6 +127,7 @@ export function sendWebhook(
       },
     );
     outgoing.on('error', (error: Error) => {
+      if (options.stop?.aborted) return finish(null, stopReason(options.stop));
       const timedOut = error.name === 'AbortError' || error.name === 'TimeoutError';
       finish(null, timedOut ? `No answer within ${options.timeoutMs} ms` : error.message.slice(0, 500));
     });

@@ -26,7 +26,13 @@ import {
   WebhookDeliveryResponse,
   WebhookResponse,
 } from './dto/webhook.response';
-import { ENDPOINT_SETTINGS, SECRET_ROTATION, toSecretRotation } from './dto/endpoint-settings';
+import {
+  ApiEndpointLimitConflict,
+  ENDPOINT_SETTINGS,
+  SECRET_ROTATION,
+  toSecretRotation,
+  toSettings,
+} from './dto/endpoint-settings';
 import { DeliveryNotFoundError } from './webhooks.errors';
 import { WebhooksService } from './webhooks.service';
 
@@ -55,12 +61,14 @@ export class WebhooksController {
   ) {}
 
   /**
-   * Registers an endpoint for a company's events. The response is the only time its secret is shown; hand
-   * it to the partner, who verifies every delivery with it.
+   * Registers an endpoint for a company's events, one of at most 20 per company (deleted ones do not count; a
+   * 21st is 409). The response is the only time its secret is shown; hand it to the partner, who verifies every
+   * delivery with it.
    */
   @Post()
   @ApiOperation({ operationId: 'createWebhook', summary: 'Register a webhook endpoint' })
   @ApiErrorResponses(400, 401, 403, 429)
+  @ApiEndpointLimitConflict()
   async create(
     @CurrentActor() actor: Actor,
     @Body() body: CreateWebhookDto,
@@ -88,7 +96,7 @@ export class WebhooksController {
     );
   }
 
-  /** One endpoint, deleted ones too, with its settings. Its secret is never shown. */
+  /** One endpoint with its settings (a deleted one is 404). Its secret is never shown. */
   @Get(':id')
   @ApiOperation({ operationId: 'getWebhook', summary: 'Get a webhook endpoint' })
   @ApiErrorResponses(401, 403, 404, 429)
@@ -99,7 +107,7 @@ export class WebhooksController {
   @Patch(':id')
   @ApiOperation({
     operationId: 'updateWebhook',
-    summary: "Change a webhook endpoint's event types, disable or enable it",
+    summary: "Change a webhook endpoint's URL or event types, disable or enable it",
     description: ENDPOINT_SETTINGS,
   })
   @ApiErrorResponses(400, 401, 403, 404, 413, 429)
@@ -108,8 +116,7 @@ export class WebhooksController {
     @Param('id', webhookIdParam()) id: number,
     @Body() body: UpdateWebhookDto,
   ): Promise<WebhookResponse> {
-    const settings = { eventTypes: body.event_types, enabled: body.enabled };
-    return toWebhookResponse(await this.webhooks.update(actor, id, settings), this.formats);
+    return toWebhookResponse(await this.webhooks.update(actor, id, toSettings(body)), this.formats);
   }
 
   @Post(':id/rotate-secret')
@@ -134,7 +141,10 @@ export class WebhooksController {
     return { ...toWebhookResponse(endpoint, this.formats), secret };
   }
 
-  /** Deletes an endpoint: nothing more is sent to it and waiting deliveries are cancelled. */
+  /**
+   * Deletes an endpoint: nothing more is sent to it, its waiting deliveries are cancelled and its attempts in
+   * flight ended. From then on the endpoint, its delivery log and its deliveries are 404.
+   */
   @Delete(':id')
   @ApiOperation({ operationId: 'deleteWebhook', summary: 'Delete a webhook endpoint' })
   @ApiErrorResponses(401, 403, 404, 429)
@@ -146,7 +156,7 @@ export class WebhooksController {
   }
 
   /**
-   * The delivery log of an endpoint (deleted ones too), newest first, with each attempt's outcome; filtered
+   * The delivery log of an endpoint (a deleted one is 404), newest first, with each attempt's outcome; filtered
    * by status, event type and event id (every given filter applies). The event id filter is how an event a
    * partner names (`webhook-id`) is found: at most one delivery per endpoint has it.
    */
@@ -204,7 +214,8 @@ export class WebhooksController {
       'succeeds, the delivery is succeeded and no automatic attempt follows; if it fails, a pending delivery ' +
       'keeps its automatic schedule and a given-up one stays given up. Refused with 409: a delivery that ' +
       'succeeded; one with an attempt in flight at that moment (the dispatcher or another retry is sending ' +
-      "it); one whose endpoint was deleted or answered 410 Gone. Another endpoint's delivery is 404.",
+      "it); one whose endpoint answered 410 Gone or is disabled. A deleted endpoint's delivery, and another " +
+      "endpoint's, is 404.",
   })
   @ApiParam(ENDPOINT_PARAM)
   @ApiParam(DELIVERY_PARAM)

@@ -4,6 +4,7 @@ declareErrorCodes({
   WEBHOOK_NOT_FOUND: { status: 404 },
   DELIVERY_NOT_FOUND: { status: 404 },
   DELIVERY_NOT_RETRYABLE: { status: 409 },
+  WEBHOOK_LIMIT_REACHED: { status: 409 },
 });
 
 export class WebhookNotFoundError extends DomainError {
@@ -22,5 +23,15 @@ export class DeliveryNotFoundError extends DomainError {
 export class DeliveryNotRetryableError extends DomainError {
   constructor(message: string) {
     super('DELIVERY_NOT_RETRYABLE', message);
+  }
+}
+
+/** A company that has as many endpoints as it may: one must be deleted before another is registered. */
+export class EndpointLimitError extends DomainError {
+  constructor(limit: number) {
+    super(
+      'WEBHOOK_LIMIT_REACHED',
+      `The company already has ${limit} webhook endpoints, the most it may have: delete one before registering another.`,
+    );
   }
 }

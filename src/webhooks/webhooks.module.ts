@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { CompaniesModule } from '../companies/companies.module';
-import { EventsModule } from '../outbox/events.module';
 import { contributeToDocument, declareApiTag } from '../platform/openapi/document-contributions';
+import { DeliveryQueue } from './delivery-queue';
 import { documentWebhooks } from './webhook-document';
 import { WebhookDispatcher } from './webhook-dispatcher';
 import { PartnerWebhooksController } from './partner-webhooks.controller';
@@ -16,9 +16,9 @@ import { WebhookEndpoint } from './webhook-endpoint.entity';
 
 @OwnsEntities(WebhookEndpoint, WebhookDelivery, WebhookAttempt)
 @Module({
-  imports: [AuditModule, CompaniesModule, EventsModule],
+  imports: [AuditModule, CompaniesModule],
   controllers: [WebhooksController, PartnerWebhooksController],
-  providers: [WebhooksRepository, WebhooksService, WebhookDispatcher, WebhookLogPurge],
+  providers: [WebhooksRepository, DeliveryQueue, WebhooksService, WebhookDispatcher, WebhookLogPurge],
   exports: [WebhooksService],
 })
 export class WebhooksModule {

@@ -1,44 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { UnitOfWork } from '../platform/database/unit-of-work';
-import { recordWritePositionsSql } from '../platform/database/write-positions';
 import { DataSource, type EntityManager, In, IsNull } from 'typeorm';
 import { type DeliveryStatus, WebhookAttempt, WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { containsIgnoringCase } from '../kernel/contains-filter';
+import { NOT_IN_FLIGHT } from './delivery-queue';
 
 export interface EndpointFilter {
   companyId?: number;
   url?: string;
-}
-
-/** A delivery a dispatcher has claimed, with what it needs to send it. */
-export interface ClaimedDelivery {
-  id: string;
-  /** Pending, or failed (given up) when an admin retries it by hand. */
-  status: DeliveryStatus;
-  /** Claimed by an admin's retry rather than by a dispatcher. */
-  byHand: boolean;
-  attemptCount: number;
-  createdAt: Date;
-  endpointId: number;
-  url: string;
-  secret: string;
-  /** The secret before a rotation, while its overlap lasts: the delivery is signed with both then. */
-  previousSecret: string | null;
-  eventId: string;
-}
-
-interface ClaimedRow {
-  id: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  created_at: Date;
-  endpoint_id: number;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  event_id: string;
 }
 
 /** A delivery of an event as an order's timeline shows it: its endpoint, where it stands and its last try. */
@@ -74,71 +45,16 @@ const OUTCOME_COLUMNS = {
   error: true,
 } as const;
 
-/** No attempt of the delivery is being sent (an expired lease is one whose claimant died). */
-const NOT_IN_FLIGHT = '(in_flight_until IS NULL OR in_flight_until <= now())';
+/** Notified with an endpoint's id when it stops receiving (deleted, or gone): its attempts in flight end. */
+export const ENDPOINT_STOPPED_CHANNEL = 'webhook_endpoint_stopped';
 
-/** Until when a claim holds: $2 ms from now. */
-const LEASE_END = 'now() + make_interval(secs => $2::double precision / 1000)';
-
-/**
- * Locks the deliveries `due` (SQL selecting their ids FOR UPDATE) and puts them in flight until the lease ends,
- * unless their endpoint is disabled (one queued pending by a change that committed as it was being disabled
- * waits so until it is enabled), one more attempt each, sets `alsoSet` (SQL), and returns what sending them
- * takes. Before anything is sent, the statement records the write positions of the companies whose deliveries
- * it claims for the first time: the write that queued a delivery records its company's position only after it
- * commits, and a receiver that reads the order at once must not be answered by a replica that has not replayed
- * that write (ReplicaReads). Later attempts need nothing: positions only move forward.
- */
-const claim = (due: string, alsoSet = '') => `WITH due AS (${due}),
-     claimed AS (
-       UPDATE webhook_deliveries d
-       SET in_flight_until = ${LEASE_END}, attempt_count = d.attempt_count + 1${alsoSet}
-       FROM due, webhook_endpoints w
-       WHERE d.id = due.id AND w.id = d.endpoint_id AND w.disabled_at IS NULL
-       RETURNING d.id, d.status, d.attempt_count, d.created_at, w.id AS endpoint_id, w.company_id, w.url, w.secret,
-         CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS previous_secret, d.event_id
-     ),
-     positions AS (${recordWritePositionsSql('SELECT DISTINCT company_id FROM claimed WHERE attempt_count = 1')})
-     SELECT id, status, attempt_count, created_at, endpoint_id, url, secret, previous_secret, event_id FROM claimed`;
-
-function toClaimedDelivery(row: ClaimedRow, byHand: boolean): ClaimedDelivery {
-  return {
-    id: row.id,
-    status: row.status,
-    byHand,
-    attemptCount: row.attempt_count,
-    createdAt: row.created_at,
-    endpointId: row.endpoint_id,
-    url: row.url,
-    secret: row.secret,
-    previousSecret: row.previous_secret,
-    eventId: row.event_id,
-  };
-}
+/** The first key of the advisory lock that serialises one company's registrations (the second: its id). */
+const ENDPOINTS_LOCK_CLASS = 1_919_903_823;
 
 /** Whose endpoints a caller reaches: a partner its company's only, an admin every company's (none named). */
 export interface EndpointScope {
   companyId?: number;
 }
-
-/** What one attempt of a claimed delivery sent and got back. */
-export type AttemptRecord = Omit<WebhookAttempt, 'id' | 'deliveryId' | 'delivery'>;
-
-/** One attempt of a claimed batch, the body it sent, and where its delivery goes from it. */
-export interface RecordedAttempt {
-  deliveryId: string;
-  attempt: AttemptRecord;
-  requestBody: string;
-  outcome: DeliveryOutcome;
-}
-
-/** How a claimed delivery ends this attempt. */
-export type DeliveryOutcome =
-  | { kind: 'succeeded' }
-  /** Tried again after `delayMs`, or on the schedule it had when null (a hand retry's failure). */
-  | { kind: 'retry'; delayMs: number | null }
-  | { kind: 'failed' }
-  | { kind: 'gone'; reason: string };
 
 @Injectable()
 export class WebhooksRepository {
@@ -154,13 +70,16 @@ export class WebhooksRepository {
     return manager.save(manager.create(WebhookEndpoint, values));
   }
 
-  /** An endpoint, of the scope's company when it names one (another company's is missing). */
+  /**
+   * An endpoint that is not deleted, of the scope's company when it names one: a deleted endpoint, and another
+   * company's, are missing.
+   */
   findEndpoint(
     id: number,
     manager: EntityManager = this.dataSource.manager,
     scope: EndpointScope = {},
   ): Promise<WebhookEndpoint | null> {
-    return manager.findOneBy(WebhookEndpoint, scope.companyId === undefined ? { id } : { id, ...scope });
+    return manager.findOneBy(WebhookEndpoint, { id, deletedAt: IsNull(), ...scope });
   }
 
   /** The same, locked until the transaction ends: settings and rotations of one endpoint are serialised. */
@@ -170,9 +89,28 @@ export class WebhooksRepository {
     scope: EndpointScope,
   ): Promise<WebhookEndpoint | null> {
     return manager.findOne(WebhookEndpoint, {
-      where: scope.companyId === undefined ? { id } : { id, ...scope },
+      where: { id, deletedAt: IsNull(), ...scope },
       lock: { mode: 'pessimistic_write' },
     });
+  }
+
+  /** An endpoint as a write of the caller's transaction left it, deleted or not. */
+  async reloadEndpoint(manager: EntityManager, id: number): Promise<WebhookEndpoint> {
+    return (await manager.findOneBy(WebhookEndpoint, { id }))!;
+  }
+
+  /**
+   * How many endpoints the company has that are not deleted (webhook_endpoints_company_idx), counted under a lock
+   * of the company's endpoints held until the transaction ends: registrations of one company are serialised, so
+   * two at once never pass a limit together.
+   */
+  async countEndpointsLocked(manager: EntityManager, companyId: number): Promise<number> {
+    await manager.query('SELECT pg_advisory_xact_lock($1, $2)', [ENDPOINTS_LOCK_CLASS, companyId]);
+    const [{ count }] = await manager.query<{ count: number }[]>(
+      'SELECT count(*)::integer AS count FROM webhook_endpoints WHERE company_id = $1 AND deleted_at IS NULL',
+      [companyId],
+    );
+    return count;
   }
 
   async updateEndpoint(
@@ -181,7 +119,7 @@ export class WebhooksRepository {
     values: Partial<
       Pick<
         WebhookEndpoint,
-        'eventTypes' | 'disabledAt' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt'
+        'url' | 'eventTypes' | 'disabledAt' | 'secret' | 'previousSecret' | 'previousSecretExpiresAt'
       >
     >,
   ): Promise<void> {
@@ -224,7 +162,10 @@ export class WebhooksRepository {
     });
   }
 
-  /** Stops an endpoint: nothing more is queued for it, and what was waiting is cancelled. */
+  /**
+   * Stops an endpoint: nothing more is queued for it, what was waiting is cancelled, and once the transaction
+   * commits every dispatcher ends its attempts in flight to it (ENDPOINT_STOPPED_CHANNEL).
+   */
   async deactivate(
     manager: EntityManager,
     id: number,
@@ -236,6 +177,7 @@ export class WebhooksRepository {
       { endpointId: id, status: In(['pending', 'paused']) },
       { status: 'cancelled' },
     );
+    await manager.query('SELECT pg_notify($1, $2)', [ENDPOINT_STOPPED_CHANNEL, String(id)]);
   }
 
   /**
@@ -273,40 +215,6 @@ export class WebhooksRepository {
     });
   }
 
-  /**
-   * Claims up to `limit` due deliveries for this dispatcher: rows another dispatcher or a hand retry is
-   * claiming are skipped (SKIP LOCKED), as are rows in flight; each claimed row is in flight for `leaseMs`, so
-   * no one else sends it meanwhile, and its next attempt moves to the lease's end (it is not waiting to be
-   * sent, for the outbox metrics), so it is due again by itself if this process dies.
-   */
-  async claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const rows: ClaimedRow[] = await this.dataSource.query(
-      claim(
-        `SELECT id FROM webhook_deliveries
-         WHERE status = 'pending' AND next_attempt_at <= now() AND ${NOT_IN_FLIGHT}
-         ORDER BY next_attempt_at
-         LIMIT $1
-         FOR UPDATE SKIP LOCKED`,
-        `, next_attempt_at = ${LEASE_END}`,
-      ),
-      [limit, leaseMs],
-    );
-    return rows.map((row) => toClaimedDelivery(row, false));
-  }
-
-  /**
-   * Claims one delivery an admin retries, in the caller's transaction (which has locked it), unless an
-   * attempt of it is in flight: null then. The claim is in the database, so it holds across instances. Its
-   * next automatic attempt stays where it was.
-   */
-  async claimForRetry(manager: EntityManager, id: string, leaseMs: number): Promise<ClaimedDelivery | null> {
-    const rows: ClaimedRow[] = await manager.query(
-      claim(`SELECT id FROM webhook_deliveries WHERE id = $1 AND ${NOT_IN_FLIGHT} FOR UPDATE`),
-      [id, leaseMs],
-    );
-    return rows.length === 0 ? null : toClaimedDelivery(rows[0], true);
-  }
-
   /** One delivery of one endpoint, locked for the caller's transaction. */
   findDeliveryForUpdate(
     manager: EntityManager,
@@ -322,62 +230,6 @@ export class WebhooksRepository {
   /** One delivery of an endpoint. */
   findDelivery(endpointId: number, id: string): Promise<WebhookDelivery | null> {
     return this.dataSource.manager.findOneBy(WebhookDelivery, { id, endpointId });
-  }
-
-  /**
-   * Records the attempts of a claimed batch and where each delivery goes from its attempt, in one statement
-   * (one transaction whatever the batch size), and ends their flight. A success also counts for a given-up
-   * delivery retried by hand; a delivery cancelled meanwhile stays so; a retry's next attempt is timed on the
-   * database's clock, like the claim; a gone endpoint's delivery is given up here (the caller deactivates the
-   * endpoint).
-   */
-  async recordAttempts(recorded: RecordedAttempt[]): Promise<void> {
-    if (recorded.length === 0) return;
-    const rows = recorded.map(({ deliveryId, attempt, requestBody, outcome }) => ({
-      delivery_id: deliveryId,
-      attempted_at: attempt.attemptedAt.toISOString(),
-      status_code: attempt.statusCode,
-      duration_ms: attempt.durationMs,
-      error: attempt.error,
-      request_headers: attempt.requestHeaders,
-      response_headers: attempt.responseHeaders,
-      response_body: attempt.responseBody,
-      response_body_truncated: attempt.responseBodyTruncated,
-      request_body: requestBody,
-      kind: outcome.kind,
-      delay_ms: outcome.kind === 'retry' ? outcome.delayMs : null,
-    }));
-    await this.dataSource.query(
-      `WITH outcome AS (
-         SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(
-           delivery_id bigint, attempted_at timestamptz, status_code smallint, duration_ms integer,
-           error varchar(500), request_headers jsonb, response_headers jsonb, response_body text,
-           response_body_truncated boolean, request_body text, kind text, delay_ms double precision)
-       ), attempts AS (
-         INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, duration_ms, error,
-           request_headers, response_headers, response_body, response_body_truncated)
-         SELECT delivery_id, attempted_at, status_code, duration_ms, error,
-           request_headers, response_headers, response_body, response_body_truncated
-         FROM outcome
-       )
-       UPDATE webhook_deliveries d
-       SET in_flight_until = NULL,
-         request_body = coalesce(d.request_body, o.request_body),
-         status = CASE
-           WHEN o.kind = 'succeeded' AND d.status IN ('pending', 'paused', 'failed') THEN 'succeeded'
-           WHEN o.kind IN ('failed', 'gone') AND d.status = 'pending' THEN 'failed'
-           ELSE d.status END,
-         delivered_at = CASE
-           WHEN o.kind = 'succeeded' AND d.status IN ('pending', 'paused', 'failed') THEN now()
-           ELSE d.delivered_at END,
-         next_attempt_at = CASE
-           WHEN o.kind = 'retry' AND d.status = 'pending' AND o.delay_ms IS NOT NULL
-             THEN now() + make_interval(secs => o.delay_ms / 1000)
-           ELSE d.next_attempt_at END
-       FROM outcome o
-       WHERE d.id = o.delivery_id`,
-      [JSON.stringify(rows)],
-    );
   }
 
   /** Stops a gone endpoint (it answered 410) in a transaction of its own. */

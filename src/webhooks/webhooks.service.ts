@@ -14,7 +14,13 @@ import { WebhookDispatcher } from './webhook-dispatcher';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { generateWebhookSecret, isValidWebhookSecret } from './webhook-secret';
 import { webhookHostError, webhookUrlFormError } from './webhook-url';
-import { DeliveryNotFoundError, DeliveryNotRetryableError, WebhookNotFoundError } from './webhooks.errors';
+import {
+  DeliveryNotFoundError,
+  DeliveryNotRetryableError,
+  EndpointLimitError,
+  WebhookNotFoundError,
+} from './webhooks.errors';
+import { DeliveryQueue } from './delivery-queue';
 import {
   type DeliveryFilter,
   type EndpointFilter,
@@ -34,8 +40,13 @@ export interface NewWebhook {
   secret?: string;
 }
 
+/** The most endpoints a company has (deleted ones do not count). */
+export const MAX_ENDPOINTS_PER_COMPANY = 20;
+
 /** A change of an endpoint's settings; an absent field is left as it is. */
 export interface WebhookSettings {
+  /** Where events are POSTed from now on, under the same rules as at registration. */
+  url?: string;
   /** null: every event type. */
   eventTypes?: string[] | null;
   enabled?: boolean;
@@ -83,23 +94,26 @@ export class WebhooksService {
     private readonly audit: AuditService,
     private readonly sealer: SecretSealer,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly queue: DeliveryQueue,
     config: ConfigService<Environment, true>,
   ) {
     this.allowPrivate = config.get('WEBHOOK_ALLOW_PRIVATE', { infer: true });
   }
 
   /**
-   * Registers an endpoint. Its secret is stored sealed (AES-256-GCM under DEVICE_CREDENTIALS_KEY, like the
-   * device credentials): the dispatcher must be able to sign with it, so it cannot be hashed. The plain
-   * secret returned here is the only time it is shown.
+   * Registers an endpoint, one of at most MAX_ENDPOINTS_PER_COMPANY of its company. Its secret is stored sealed
+   * (AES-256-GCM under DEVICE_CREDENTIALS_KEY, like the device credentials): the dispatcher must be able to sign
+   * with it, so it cannot be hashed. The plain secret returned here is the only time it is shown.
    */
   async create(actor: Actor, input: NewWebhook): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
-    const urlError = webhookUrlFormError(input.url) ?? (await webhookHostError(input.url, this.allowPrivate));
-    if (urlError) throw fieldError('url', urlError);
+    await this.assertDestination(input.url);
     const secret = chosenSecret(input.secret);
     return this.unitOfWork.transaction(async (manager) => {
       if (!(await this.companies.exists(input.companyId, manager))) {
         throw fieldError('company_id', 'No company has this id.');
+      }
+      if ((await this.webhooks.countEndpointsLocked(manager, input.companyId)) >= MAX_ENDPOINTS_PER_COMPANY) {
+        throw new EndpointLimitError(MAX_ENDPOINTS_PER_COMPANY);
       }
       const endpoint = await this.webhooks.insertEndpoint(manager, {
         companyId: input.companyId,
@@ -121,7 +135,7 @@ export class WebhooksService {
     return this.webhooks.listEndpoints(filter, offset, limit);
   }
 
-  /** One endpoint (a deleted one too: its log stays readable); another company's is missing for a partner. */
+  /** One endpoint; a deleted one is missing, and so is another company's for a partner. */
   async get(id: number, scope: EndpointScope = {}): Promise<WebhookEndpoint> {
     const endpoint = await this.webhooks.findEndpoint(id, undefined, scope);
     if (!endpoint) throw new WebhookNotFoundError();
@@ -129,21 +143,27 @@ export class WebhooksService {
   }
 
   /**
-   * Changes which event types an endpoint receives, and disables or enables it. Disabled, its waiting deliveries
-   * and those of later events are paused (nothing is sent); enabled again, the paused ones are sent at once,
-   * except those older than the 24-hour retry window, which are given up.
+   * Changes an endpoint's URL (checked as at registration; the deliveries waiting go to the new one) and which
+   * event types it receives, and disables or enables it. Disabled, its waiting deliveries and those of later
+   * events are paused (nothing is sent); enabled again, the paused ones are sent at once, except those older than
+   * the 24-hour retry window, which are given up.
    */
-  update(
+  async update(
     actor: Actor,
     id: number,
     settings: WebhookSettings,
     scope: EndpointScope = {},
   ): Promise<WebhookEndpoint> {
     const eventTypes = settings.eventTypes && [...new Set(settings.eventTypes)];
+    if (settings.url !== undefined) await this.assertDestination(settings.url);
     return this.unitOfWork.transaction(async (manager) => {
       const endpoint = await this.webhooks.findEndpointForUpdate(manager, id, scope);
-      if (!endpoint || endpoint.deletedAt) throw new WebhookNotFoundError();
+      if (!endpoint) throw new WebhookNotFoundError();
       const changedFields: string[] = [];
+      if (settings.url !== undefined && settings.url !== endpoint.url) {
+        await this.webhooks.updateEndpoint(manager, id, { url: settings.url });
+        changedFields.push('url');
+      }
       if (eventTypes !== undefined && !sameTypes(eventTypes, endpoint.eventTypes)) {
         await this.webhooks.updateEndpoint(manager, id, { eventTypes });
         changedFields.push('event_types');
@@ -169,8 +189,14 @@ export class WebhooksService {
           changedFields,
         });
       }
-      return (await this.webhooks.findEndpoint(id, manager))!;
+      return this.webhooks.reloadEndpoint(manager, id);
     });
+  }
+
+  /** Refuses a URL that may not receive webhooks (CONTRACT §5): by its form, then by what its host resolves to. */
+  private async assertDestination(url: string): Promise<void> {
+    const urlError = webhookUrlFormError(url) ?? (await webhookHostError(url, this.allowPrivate));
+    if (urlError) throw fieldError('url', urlError);
   }
 
   /**
@@ -192,7 +218,7 @@ export class WebhooksService {
     const secret = chosenSecret(rotation.secret);
     return this.unitOfWork.transaction(async (manager) => {
       const endpoint = await this.webhooks.findEndpointForUpdate(manager, id, scope);
-      if (!endpoint || endpoint.deletedAt) throw new WebhookNotFoundError();
+      if (!endpoint) throw new WebhookNotFoundError();
       const overlaps = expiresAt.getTime() > now;
       await this.webhooks.updateEndpoint(manager, id, {
         secret: this.sealer.seal(secret),
@@ -206,15 +232,19 @@ export class WebhooksService {
         companyId: endpoint.companyId,
         changedFields: ['previous_secret_expires_at', 'secret'],
       });
-      return { endpoint: (await this.webhooks.findEndpoint(id, manager))!, secret };
+      return { endpoint: await this.webhooks.reloadEndpoint(manager, id), secret };
     });
   }
 
-  /** Deletes an endpoint: nothing more is sent to it, waiting deliveries are cancelled, its log stays. */
+  /**
+   * Deletes an endpoint: nothing more is sent to it, its waiting deliveries are cancelled and its attempts in
+   * flight ended; from then on it is missing (404) on every route, its delivery log too. Its deliveries stay in
+   * the orders' timelines.
+   */
   remove(actor: Actor, id: number, scope: EndpointScope = {}): Promise<WebhookEndpoint> {
     return this.unitOfWork.transaction(async (manager) => {
       const endpoint = await this.webhooks.findEndpointForUpdate(manager, id, scope);
-      if (!endpoint || endpoint.deletedAt) throw new WebhookNotFoundError();
+      if (!endpoint) throw new WebhookNotFoundError();
       await this.webhooks.deactivate(manager, id, { deletedAt: new Date() });
       await this.audit.record(manager, actor, {
         action: 'webhook.deleted',
@@ -223,7 +253,7 @@ export class WebhooksService {
         companyId: endpoint.companyId,
         changedFields: ['active', 'deleted_at'],
       });
-      return (await this.webhooks.findEndpoint(id, manager))!;
+      return this.webhooks.reloadEndpoint(manager, id);
     });
   }
 
@@ -278,7 +308,8 @@ export class WebhooksService {
    * Sends a delivery that has not succeeded again now, with the same webhook-id and a fresh timestamp and
    * signature, and returns it with every attempt in full, the new one last. If the attempt fails, a pending delivery keeps
    * its automatic schedule and a given-up one stays given up. Refused while an attempt of it is in flight (a
-   * dispatcher's or another hand retry's), once it succeeded, or when its endpoint no longer receives.
+   * dispatcher's or another hand retry's), once it succeeded, or when its endpoint no longer receives; a
+   * deleted endpoint's delivery is missing.
    */
   async retry(actor: Actor, endpointId: number, deliveryId: string): Promise<DeliveryDetail> {
     const claimed = await this.unitOfWork.transaction(async (manager) => {
@@ -288,7 +319,7 @@ export class WebhooksService {
       if (!delivery) throw new DeliveryNotFoundError();
       const refusal = retryRefusal(delivery, endpoint);
       if (refusal) throw new DeliveryNotRetryableError(refusal);
-      const inFlight = await this.webhooks.claimForRetry(manager, deliveryId, this.dispatcher.leaseMs);
+      const inFlight = await this.queue.claimForRetry(manager, deliveryId, this.dispatcher.leaseMs);
       if (!inFlight) {
         throw new DeliveryNotRetryableError(
           'An attempt of this delivery is being sent right now: see its result in the delivery log.',
@@ -303,7 +334,7 @@ export class WebhooksService {
       });
       return { inFlight, companyId: endpoint.companyId };
     });
-    await this.dispatcher.deliver([claimed.inFlight]);
+    await this.dispatcher.sendByHand(claimed.inFlight);
     const [logged] = await this.withLog([(await this.webhooks.findDelivery(endpointId, deliveryId))!], true);
     return { ...logged, companyId: claimed.companyId };
   }
@@ -313,7 +344,7 @@ export class WebhooksService {
 function retryRefusal(delivery: WebhookDelivery, endpoint: WebhookEndpoint): string | null {
   if (delivery.status === 'succeeded') return 'This delivery has already succeeded: it is not sent again.';
   if (!endpoint.active) {
-    return 'This endpoint no longer receives deliveries (deleted, or it answered 410 Gone): register it again.';
+    return 'This endpoint no longer receives deliveries (it answered 410 Gone): register it again.';
   }
   return endpoint.disabledAt === null
     ? null

@@ -210,4 +210,23 @@ describe('the console finds a delivery and shows what it sent and got back', () 
     await expectTitle(page, `Delivery ${deliveryId} of endpoint ${otherEndpointId}`);
     await expectAccessible(page, 'delivery-not-found');
   });
+
+  it("offers no Retry for a deleted endpoint's delivery: the API's 404, as it comes", async () => {
+    const deliveryId = (
+      await service.db.query(
+        `UPDATE webhook_deliveries SET status = 'failed'
+         WHERE id = (SELECT min(id) FROM webhook_deliveries WHERE endpoint_id = $1) RETURNING id`,
+        [endpointId],
+      )
+    ).rows[0].id as string;
+    await inPage(page, `location.hash = '#/webhooks/${endpointId}/deliveries/${deliveryId}'`);
+    await page.getByRole('button', { name: 'Retry now' }).waitFor();
+
+    await api(service).delete(`/api/v2/admin/webhooks/${endpointId}`).set(as(admin)).expect(200);
+    await page.reload();
+    await page.getByRole('alert').getByText('Webhook not found.').waitFor();
+    expect(await page.getByRole('button', { name: 'Retry now' }).count()).toBe(0);
+    await expectTitle(page, `Delivery ${deliveryId} of endpoint ${endpointId}`);
+    expect(cspViolations).toEqual([]);
+  });
 });

@@ -581,8 +581,9 @@ export interface paths {
     put?: never;
     /**
      * Register a webhook endpoint
-     * @description Registers an endpoint for a company's events. The response is the only time its secret is shown; hand
-     *     it to the partner, who verifies every delivery with it.
+     * @description Registers an endpoint for a company's events, one of at most 20 per company (deleted ones do not count; a
+     *     21st is 409). The response is the only time its secret is shown; hand it to the partner, who verifies every
+     *     delivery with it.
      */
     post: operations['createWebhook'];
     delete?: never;
@@ -600,21 +601,22 @@ export interface paths {
     };
     /**
      * Get a webhook endpoint
-     * @description One endpoint, deleted ones too, with its settings. Its secret is never shown.
+     * @description One endpoint with its settings (a deleted one is 404). Its secret is never shown.
      */
     get: operations['getWebhook'];
     put?: never;
     post?: never;
     /**
      * Delete a webhook endpoint
-     * @description Deletes an endpoint: nothing more is sent to it and waiting deliveries are cancelled.
+     * @description Deletes an endpoint: nothing more is sent to it, its waiting deliveries are cancelled and its attempts in
+     *     flight ended. From then on the endpoint, its delivery log and its deliveries are 404.
      */
     delete: operations['deleteWebhook'];
     options?: never;
     head?: never;
     /**
-     * Change a webhook endpoint's event types, disable or enable it
-     * @description Changes the event types the endpoint receives (`null`: every type, those declared later too) and disables or enables it; a field left out stays as it is. A disabled endpoint is sent nothing: its waiting deliveries, and one per event of its types meanwhile, wait as `paused`. Enabled again, the paused deliveries are sent at once, except those older than the 24-hour retry window, which are given up (`failed`; the events feed still has them). A deleted endpoint is 404.
+     * Change a webhook endpoint's URL or event types, disable or enable it
+     * @description Changes the endpoint's `url` (under the rules of registration: http or https, a public address, checked again at every connection; the deliveries waiting go to the new URL), the event types it receives (`null`: every type, those declared later too), and disables or enables it; a field left out stays as it is, and the answer is the endpoint as it now is. A disabled endpoint is sent nothing: its waiting deliveries, and one per event of its types meanwhile, wait as `paused`. Enabled again, the paused deliveries are sent at once, except those older than the 24-hour retry window, which are given up (`failed`; the events feed still has them). A deleted endpoint is 404.
      */
     patch: operations['updateWebhook'];
     trace?: never;
@@ -648,7 +650,7 @@ export interface paths {
     };
     /**
      * List the deliveries of a webhook endpoint
-     * @description The delivery log of an endpoint (deleted ones too), newest first, with each attempt's outcome; filtered
+     * @description The delivery log of an endpoint (a deleted one is 404), newest first, with each attempt's outcome; filtered
      *     by status, event type and event id (every given filter applies). The event id filter is how an event a
      *     partner names (`webhook-id`) is found: at most one delivery per endpoint has it.
      */
@@ -693,7 +695,7 @@ export interface paths {
     put?: never;
     /**
      * Send a delivery that has not succeeded again now
-     * @description Sends a delivery that has not succeeded again at once, whether it is waiting for its next automatic attempt or was given up, with the same `webhook-id` and a fresh `webhook-timestamp` and `webhook-signature`, and answers with the delivery, every attempt in full, the new one last. If the attempt succeeds, the delivery is succeeded and no automatic attempt follows; if it fails, a pending delivery keeps its automatic schedule and a given-up one stays given up. Refused with 409: a delivery that succeeded; one with an attempt in flight at that moment (the dispatcher or another retry is sending it); one whose endpoint was deleted or answered 410 Gone. Another endpoint's delivery is 404.
+     * @description Sends a delivery that has not succeeded again at once, whether it is waiting for its next automatic attempt or was given up, with the same `webhook-id` and a fresh `webhook-timestamp` and `webhook-signature`, and answers with the delivery, every attempt in full, the new one last. If the attempt succeeds, the delivery is succeeded and no automatic attempt follows; if it fails, a pending delivery keeps its automatic schedule and a given-up one stays given up. Refused with 409: a delivery that succeeded; one with an attempt in flight at that moment (the dispatcher or another retry is sending it); one whose endpoint answered 410 Gone or is disabled. A deleted endpoint's delivery, and another endpoint's, is 404.
      */
     post: operations['retryWebhookDelivery'];
     delete?: never;
@@ -717,8 +719,9 @@ export interface paths {
     put?: never;
     /**
      * Register a webhook endpoint
-     * @description Registers an endpoint for your company's events, on a public http(s) address. The response is the only
-     *     time its secret is shown: verify every delivery's `webhook-signature` with it.
+     * @description Registers an endpoint for your company's events, on a public http(s) address: at most 20 per company
+     *     (deleted ones do not count; a 21st is 409). The response is the only time its secret is shown: verify every
+     *     delivery's `webhook-signature` with it.
      */
     post: operations['createPartnerWebhook'];
     delete?: never;
@@ -736,21 +739,22 @@ export interface paths {
     };
     /**
      * Get one of your webhook endpoints
-     * @description One of your endpoints, deleted ones too, with its settings. Its secret is never shown.
+     * @description One of your endpoints with its settings (a deleted one is 404). Its secret is never shown.
      */
     get: operations['getPartnerWebhook'];
     put?: never;
     post?: never;
     /**
      * Delete one of your webhook endpoints
-     * @description Deletes one of your endpoints: nothing more is sent to it and waiting deliveries are cancelled.
+     * @description Deletes one of your endpoints: nothing more is sent to it, its waiting deliveries are cancelled and its
+     *     attempts in flight ended. From then on the endpoint, its delivery log and its deliveries are 404.
      */
     delete: operations['deletePartnerWebhook'];
     options?: never;
     head?: never;
     /**
-     * Change your webhook endpoint's event types, disable or enable it
-     * @description Changes the event types the endpoint receives (`null`: every type, those declared later too) and disables or enables it; a field left out stays as it is. A disabled endpoint is sent nothing: its waiting deliveries, and one per event of its types meanwhile, wait as `paused`. Enabled again, the paused deliveries are sent at once, except those older than the 24-hour retry window, which are given up (`failed`; the events feed still has them). A deleted endpoint is 404.
+     * Change your webhook endpoint's URL or event types, disable or enable it
+     * @description Changes the endpoint's `url` (under the rules of registration: http or https, a public address, checked again at every connection; the deliveries waiting go to the new URL), the event types it receives (`null`: every type, those declared later too), and disables or enables it; a field left out stays as it is, and the answer is the endpoint as it now is. A disabled endpoint is sent nothing: its waiting deliveries, and one per event of its types meanwhile, wait as `paused`. Enabled again, the paused deliveries are sent at once, except those older than the 24-hour retry window, which are given up (`failed`; the events feed still has them). A deleted endpoint is 404.
      */
     patch: operations['updatePartnerWebhook'];
     trace?: never;
@@ -784,7 +788,7 @@ export interface paths {
     };
     /**
      * List the deliveries of one of your webhook endpoints
-     * @description The delivery log of one of your endpoints (deleted ones too), newest first, with every attempt; filtered by
+     * @description The delivery log of one of your endpoints (a deleted one is 404), newest first, with every attempt; filtered by
      *     status, event type and event id (the `webhook-id` your receiver saw) as the administrators' log is.
      */
     get: operations['listPartnerWebhookDeliveries'];
@@ -807,7 +811,7 @@ export interface paths {
     put?: never;
     /**
      * Send a delivery that has not succeeded again now
-     * @description As the admin route does: sends the delivery again at once with the same `webhook-id` and a fresh timestamp and signature, and answers with the delivery, the new attempt last in its log. 409 when it succeeded already, an attempt of it is in flight, or its endpoint is deleted, gone or disabled.
+     * @description As the admin route does: sends the delivery again at once with the same `webhook-id` and a fresh timestamp and signature, and answers with the delivery, the new attempt last in its log. 409 when it succeeded already, an attempt of it is in flight, or its endpoint is gone or disabled; 404 when its endpoint was deleted.
      */
     post: operations['retryPartnerWebhookDelivery'];
     delete?: never;
@@ -2571,6 +2575,13 @@ export interface components {
       meta: components['schemas']['PageMeta'];
     };
     UpdateWebhookDto: {
+      /**
+       * @description Where events are POSTed from now on, under the rules of registration (http or https, a public address unless
+       *     WEBHOOK_ALLOW_PRIVATE=true); the deliveries waiting go there too. An attempt already in flight ends at the
+       *     URL it was sent to.
+       * @example https://hooks.example.com/restaurant-orders/v2
+       */
+      url?: string;
       /**
        * @description The event types sent to the endpoint, each one of the declared types; null: every type, those added later
        *     too (the default). Deliveries already queued are not affected.
@@ -10554,6 +10565,28 @@ export interface operations {
           'application/json': components['schemas']['MessageBody'];
         };
       };
+      /** @description The company already has 20 webhook endpoints (deleted ones do not count), the most it may have: delete one first. */
+      409: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "The company already has 20 webhook endpoints, the most it may have: delete one before registering another."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
       /** @description The body is over 1 MiB. */
       413: {
         headers: {
@@ -12585,6 +12618,28 @@ export interface operations {
           /**
            * @example {
            *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The company already has 20 webhook endpoints (deleted ones do not count), the most it may have: delete one first. */
+      409: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the window resets. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "The company already has 20 webhook endpoints, the most it may have: delete one before registering another."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];

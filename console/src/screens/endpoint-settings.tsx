@@ -4,7 +4,7 @@ import { ActionForm, ErrorMessage, Field, SecretOnce, useTitle, when } from '../
 
 /**
  * One endpoint's settings (`#/webhooks/{id}`): the event types it receives, disable and enable, and a secret
- * rotation with an overlap, the new secret shown once.
+ * rotation with an overlap, the new secret shown once. A deleted endpoint is the API's 404, shown as it comes.
  */
 export function EndpointSettings({ endpointId }: { endpointId: number }) {
   const [endpoint, setEndpoint] = useState<Webhook | null>(null);
@@ -44,26 +44,22 @@ export function EndpointSettings({ endpointId }: { endpointId: number }) {
               {endpoint.previous_secret_expires_at ? when(endpoint.previous_secret_expires_at) : 'no overlap'}
             </dd>
           </dl>
-          {endpoint.deleted_at === null && (
-            <>
-              <EventTypesForm endpoint={endpoint} saved={setEndpoint} />
-              <EnableForm endpoint={endpoint} saved={setEndpoint} />
-              {rotated ? (
-                <SecretOnce
-                  title={`New signing secret of endpoint ${rotated.id}`}
-                  secret={rotated.secret}
-                  onDone={() => setRotated(null)}
-                />
-              ) : (
-                <RotateForm
-                  endpoint={endpoint}
-                  rotated={(next) => {
-                    setEndpoint(next);
-                    setRotated(next);
-                  }}
-                />
-              )}
-            </>
+          <EventTypesForm endpoint={endpoint} saved={setEndpoint} />
+          <EnableForm endpoint={endpoint} saved={setEndpoint} />
+          {rotated ? (
+            <SecretOnce
+              title={`New signing secret of endpoint ${rotated.id}`}
+              secret={rotated.secret}
+              onDone={() => setRotated(null)}
+            />
+          ) : (
+            <RotateForm
+              endpoint={endpoint}
+              rotated={(next) => {
+                setEndpoint(next);
+                setRotated(next);
+              }}
+            />
           )}
         </>
       )}
@@ -72,7 +68,6 @@ export function EndpointSettings({ endpointId }: { endpointId: number }) {
 }
 
 function statusOf(endpoint: Webhook): string {
-  if (endpoint.deleted_at) return `Deleted ${when(endpoint.deleted_at)}`;
   if (!endpoint.active) return `Stopped${endpoint.disabled_reason ? `: ${endpoint.disabled_reason}` : ''}`;
   return endpoint.enabled
     ? 'Enabled'

@@ -288,12 +288,32 @@ export class Environment {
   @Max(3_600_000, { message: 'must be an integer from 10 to 3600000' })
   WEBHOOK_RETRY_BASE_MS = 5_000;
 
-  /** How often an idle dispatcher looks for due deliveries. */
+  /**
+   * How often an idle dispatcher looks for due deliveries: those of another instance's writes, and retries
+   * coming due (a write on the dispatcher's own instance wakes it at once).
+   */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer from 10 to 60000' })
   @Min(10, { message: 'must be an integer from 10 to 60000' })
   @Max(60_000, { message: 'must be an integer from 10 to 60000' })
-  WEBHOOK_POLL_INTERVAL_MS = 1_000;
+  WEBHOOK_POLL_INTERVAL_MS = 250;
+
+  /** Webhook attempts one dispatcher has in flight at most, every endpoint together. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 1 to 2000' })
+  @Min(1, { message: 'must be an integer from 1 to 2000' })
+  @Max(2000, { message: 'must be an integer from 1 to 2000' })
+  WEBHOOK_CONCURRENCY = 300;
+
+  /**
+   * Webhook attempts one dispatcher has in flight at most to one endpoint: a receiver that is slow or hangs holds
+   * this many of WEBHOOK_CONCURRENCY, never more.
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 1 to 100' })
+  @Min(1, { message: 'must be an integer from 1 to 100' })
+  @Max(100, { message: 'must be an integer from 1 to 100' })
+  WEBHOOK_ENDPOINT_CONCURRENCY = 8;
 
   /** How long finished webhook deliveries and their attempts stay in the delivery log, in days. */
   @Transform(toInt)

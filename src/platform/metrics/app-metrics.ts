@@ -40,7 +40,7 @@ export class AppMetrics implements OnModuleInit {
 
   readonly webhookAttempts = new Counter({
     name: 'webhook_attempts_total',
-    help: 'Webhook delivery attempts by outcome: succeeded, retry, failed (gave up), gone (410)',
+    help: 'Webhook delivery attempts by outcome: succeeded, retry, failed (gave up), gone (410), cancelled (the endpoint stopped meanwhile)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

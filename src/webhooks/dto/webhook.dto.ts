@@ -24,6 +24,12 @@ import { ApiBooleanInput, ApiIntegerInput } from '../../kernel/openapi.formats';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../webhook-delivery.entity';
 import { WEBHOOK_SECRET_PATTERN } from '../webhook-secret';
 
+/**
+ * A webhook URL's scheme as the WHATWG URL parser reads it (in any case, after leading spaces and control
+ * characters, which it drops); the rest of its rules (a host, no user name or password, the address) need a parser.
+ */
+const WEBHOOK_URL_SCHEME = '^[\\x01-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:';
+
 export class CreateWebhookDto {
   /** The company whose events are sent. @example 1 */
   @IsDefined({ message: 'The company id field is required.' })
@@ -37,9 +43,7 @@ export class CreateWebhookDto {
    * addresses are refused unless WEBHOOK_ALLOW_PRIVATE=true).
    * @example "https://hooks.example.com/restaurant-orders"
    */
-  // The scheme as the WHATWG URL parser reads it (in any case, after leading spaces and control characters,
-  // which it drops); the rest of its rules (a host, no user name or password, the address) need a parser.
-  @ApiProperty({ pattern: '^[\\x01-\\x20]*[Hh][Tt][Tt][Pp][Ss]?:' })
+  @ApiProperty({ pattern: WEBHOOK_URL_SCHEME })
   @RequiredText(2048)
   url!: string;
 
@@ -71,6 +75,17 @@ export class ListWebhooksQuery extends PageQuery {
 const unlessAbsent = () => ValidateIf((_object: unknown, value: unknown) => value !== undefined);
 
 export class UpdateWebhookDto {
+  /**
+   * Where events are POSTed from now on, under the rules of registration (http or https, a public address unless
+   * WEBHOOK_ALLOW_PRIVATE=true); the deliveries waiting go there too. An attempt already in flight ends at the
+   * URL it was sent to.
+   * @example "https://hooks.example.com/restaurant-orders/v2"
+   */
+  @ApiPropertyOptional({ pattern: WEBHOOK_URL_SCHEME, minLength: 1, maxLength: 2048 })
+  @unlessAbsent()
+  @RequiredText(2048)
+  url?: string;
+
   /**
    * The event types sent to the endpoint, each one of the declared types; null: every type, those added later
    * too (the default). Deliveries already queued are not affected.
