@@ -256,6 +256,40 @@ export interface AdminOrder {
   timeline_truncated: boolean;
 }
 
+/** A request made with a company's token (GET /admin/requests, CONTRACT §4.12). */
+export interface LoggedRequest {
+  request_id: string;
+  created_at: string;
+  method: string;
+  route: string | null;
+  path: string;
+  status: number;
+  duration_ms: number;
+  company_id: number;
+  token_id: number;
+  user_name: string;
+  idempotency_key: string | null;
+  order_id: number | null;
+  response_body: Record<string, unknown> | null;
+}
+
+/** One request with what it caused: the order, and its events with their deliveries. */
+export interface LoggedRequestDetail extends LoggedRequest {
+  order: Order | null;
+  events: {
+    id: string;
+    type: string;
+    created_at: string;
+    deliveries: {
+      id: number;
+      endpoint_id: number;
+      status: Delivery['status'];
+      attempt_count: number;
+      last_status_code: number | null;
+    }[];
+  }[];
+}
+
 /** A query string from the values that are set. */
 export function query(values: Record<string, string | number | undefined>): string {
   const params = new URLSearchParams();

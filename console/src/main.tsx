@@ -7,6 +7,7 @@ import { DeliveryScreen } from './screens/delivery';
 import { EndpointSettings } from './screens/endpoint-settings';
 import { ORDER_FILTER_KEYS, type OrderFilter, Orders, OrderScreen } from './screens/orders';
 import { Products } from './screens/products';
+import { REQUEST_FILTER_KEYS, type RequestFilter, Requests, RequestScreen } from './screens/requests';
 import { SignIn } from './screens/sign-in';
 import { Tokens } from './screens/tokens';
 import { Webhooks } from './screens/webhooks';
@@ -62,6 +63,25 @@ function Screen({ path, params }: { path: string; params: URLSearchParams }) {
       />
     );
   }
+  const requestScreen = /^\/requests\/([^/]+)$/.exec(path);
+  if (requestScreen) {
+    const requestId = decodeURIComponent(requestScreen[1]);
+    return <RequestScreen key={requestId} requestId={requestId} />;
+  }
+  if (path === '/requests') {
+    const filter: RequestFilter = Object.fromEntries(
+      REQUEST_FILTER_KEYS.flatMap((key) => (params.get(key) ? [[key, params.get(key)!]] : [])),
+    );
+    return (
+      <Requests
+        key={params.toString()}
+        filter={filter}
+        onFilter={(next) => {
+          location.hash = `/requests${query(next)}`;
+        }}
+      />
+    );
+  }
   if (path === '/audit') {
     const filter: AuditFilter = {
       company_id: params.get('company_id') ?? undefined,
@@ -87,6 +107,7 @@ const NAVIGATION = [
   ['/companies', 'Companies'],
   ['/products', 'Products'],
   ['/orders', 'Orders'],
+  ['/requests', 'Requests'],
   ['/audit', 'Audit trail'],
 ] as const;
 

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, type Page } from './api';
+import { ApiError, call, type Page } from './api';
 
 /** An API datetime (`2026-11-22T07:30`, service time zone) as people read it; a dash for none. */
 export const when = (value: string | null): string => (value ? value.replace('T', ' ') : '—');
@@ -222,6 +222,22 @@ export interface Paged<T> {
   hasNext: boolean;
   setPage: (page: number) => void;
   reload: () => void;
+}
+
+/** One object read from the admin API (GET `path`), or its error; null while it loads. */
+export function useLoaded<T>(path: string): { found: T | null; error: unknown } {
+  const [state, setState] = useState<{ found: T | null; error: unknown }>({ found: null, error: null });
+  useEffect(() => {
+    let current = true;
+    call<T>('GET', path).then(
+      (found) => current && setState({ found, error: null }),
+      (error: unknown) => current && setState({ found: null, error }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [path]);
+  return state;
 }
 
 /** One page of a list, loaded again when the page, `key` or a reload asks for it. */

@@ -3218,7 +3218,7 @@ export interface components {
       /** @example POST */
       method: string;
       /**
-       * @description The route template it matched; null for a path no route serves.
+       * @description The route template it matched.
        * @example /api/v2/order/:id/update
        */
       route: string | null;
@@ -3518,7 +3518,7 @@ export interface components {
       /** @example POST */
       method: string;
       /**
-       * @description The route template it matched; null for a path no route serves.
+       * @description The route template it matched.
        * @example /api/v2/order/:id/update
        */
       route: string | null;

@@ -97,6 +97,9 @@ export function Companies() {
               <a href={`#/companies/${company.id}/webhooks`} aria-label={`Webhooks of ${company.name}`}>
                 Webhooks
               </a>
+              <a href={`#/requests?company_id=${company.id}`} aria-label={`Requests of ${company.name}`}>
+                Requests
+              </a>
               <a href={`#/audit?company_id=${company.id}`} aria-label={`Audit trail of ${company.name}`}>
                 Audit trail
               </a>

@@ -1,4 +1,4 @@
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useId, useState } from 'preact/hooks';
 import {
   type AdminOrder,
   type AdminOrderListItem,
@@ -8,7 +8,7 @@ import {
   type TimelineDelivery,
   type TimelineEntry,
 } from '../api';
-import { ErrorMessage, Field, PagedTable, usePaged, useTitle, when } from '../ui';
+import { ErrorMessage, Field, PagedTable, useLoaded, usePaged, useTitle, when } from '../ui';
 
 export const ORDER_FILTER_KEYS = ['order', 'company_id', 'state', 'created_from', 'created_to'] as const;
 
@@ -136,18 +136,7 @@ export function Orders({
 
 /** One order: its company, what it is now, and its timeline with each event's deliveries. */
 export function OrderScreen({ orderId }: { orderId: number }) {
-  const [found, setFound] = useState<AdminOrder | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    let current = true;
-    call<AdminOrder>('GET', `/orders/${orderId}`).then(
-      (loaded) => current && setFound(loaded),
-      (failed: unknown) => current && setError(failed),
-    );
-    return () => {
-      current = false;
-    };
-  }, [orderId]);
+  const { found, error } = useLoaded<AdminOrder>(`/orders/${orderId}`);
   useTitle(found ? `Order ${found.order.order_ref}` : `Order ${orderId}`);
   const { order, company } = found ?? {};
   return (

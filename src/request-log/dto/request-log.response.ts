@@ -14,7 +14,7 @@ export class RequestLogEntryResponse {
   created_at!: string;
   /** @example "POST" */
   method!: string;
-  /** The route template it matched; null for a path no route serves. @example "/api/v2/order/:id/update" */
+  /** The route template it matched. @example "/api/v2/order/:id/update" */
   route!: string | null;
   /** The path it was sent to, without the query. @example "/api/v2/order/123/update" */
   path!: string;
