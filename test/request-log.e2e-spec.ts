@@ -134,6 +134,39 @@ describe('the request log (CONTRACT §4.12)', () => {
     expect(failed.response_body).toEqual(invalid.body);
   });
 
+  it("records a read-only token's refused write and a rate-limited request, each with its error body", async () => {
+    const partner = await fixtures.partner();
+    const reader = await issueToken(app, { role: 'partner', companyId: partner.companyId, readOnly: true });
+    const refused = await api()
+      .post('/api/v2/order')
+      .set(as(reader.token))
+      .send(orderBody(productId))
+      .expect(403);
+    const entry = await loggedRequest(partner.token, refused.headers['x-request-id']);
+    expect(entry).toMatchObject({
+      token_id: reader.id,
+      status: 403,
+      response_body: { message: 'Forbidden.' },
+    });
+
+    const limited = await startApp({
+      env: { RATE_LIMIT_PER_MINUTE: '1', ADMIN_RATE_LIMIT_PER_MINUTE: '1000', REQUEST_LOG_FLUSH_MS: '50' },
+    });
+    try {
+      const token = await new Fixtures(limited.url, await issueAdminToken(limited)).partner();
+      await request(limited.url).get('/api/v2/product').set(as(token.token)).expect(200);
+      const tooMany = await request(limited.url).get('/api/v2/product').set(as(token.token)).expect(429);
+      await limited.get(RequestLogWriter).flush();
+      const rows = await limited.db.query(
+        'SELECT status, response_body FROM request_log WHERE request_id = $1',
+        [tooMany.headers['x-request-id']],
+      );
+      expect(rows.rows).toEqual([{ status: 429, response_body: tooMany.body }]);
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it('never stores a request body (device credentials) or a token', async () => {
     const partner = await fixtures.partner();
     const body = orderBody(productId);
