@@ -1,9 +1,11 @@
 import { AsyncResource } from 'node:async_hooks';
 import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { Counter, Gauge } from 'prom-client';
 import type { Environment } from '../platform/config/environment';
 import { type EndedRequest, RequestEnds } from '../platform/http/request-ends';
 import { ServiceLogger } from '../platform/logging/loggers';
+import { AppMetrics } from '../platform/metrics/app-metrics';
 import { dayOf, type NewRequestLogEntry, RequestLogRepository } from './request-log.repository';
 
 /** Rows per INSERT: a full buffer is written at once, without waiting for the interval. */
@@ -37,14 +39,43 @@ export class RequestLogWriter implements OnApplicationBootstrap, BeforeApplicati
    * its statements are never counted or logged as the request's.
    */
   private readonly flushSoon = AsyncResource.bind(() => void this.flush());
+  private readonly written: Counter;
+  private readonly droppedRows: Counter;
+  private readonly failedWrites: Counter;
 
   constructor(
     private readonly repository: RequestLogRepository,
     private readonly ends: RequestEnds,
     private readonly logger: ServiceLogger,
     config: ConfigService<Environment, true>,
+    metrics: AppMetrics,
   ) {
     this.logger.setContext(RequestLogWriter.name);
+    const registers = [metrics.registry];
+    this.written = new Counter({
+      name: 'request_log_rows_written_total',
+      help: 'Requests written to the request log',
+      registers,
+    });
+    this.droppedRows = new Counter({
+      name: 'request_log_rows_dropped_total',
+      help: 'Requests not recorded in the request log: the buffer was full while the database refused the writes',
+      registers,
+    });
+    this.failedWrites = new Counter({
+      name: 'request_log_write_failures_total',
+      help: 'Request log writes the database refused (their rows are kept for the next)',
+      registers,
+    });
+    const buffer = () => this.buffer.length;
+    new Gauge({
+      name: 'request_log_buffered_rows',
+      help: 'Requests held in memory, waiting to be written to the request log',
+      registers,
+      collect() {
+        this.set(buffer());
+      },
+    });
     this.enabled = config.get('REQUEST_LOG', { infer: true });
     this.flushMs = config.get('REQUEST_LOG_FLUSH_MS', { infer: true });
   }
@@ -72,6 +103,7 @@ export class RequestLogWriter implements OnApplicationBootstrap, BeforeApplicati
     if (!user || user.companyId === null) return;
     if (this.buffer.length >= MAX_BUFFERED_ROWS) {
       this.dropped += 1;
+      this.droppedRows.inc();
       return;
     }
     const key = request.headers['idempotency-key'];
@@ -105,6 +137,7 @@ export class RequestLogWriter implements OnApplicationBootstrap, BeforeApplicati
         }
         await this.repository.insert(batch);
       } catch (error) {
+        this.failedWrites.inc();
         this.logger.warn(
           { err: error, buffered: this.buffer.length },
           'Request log not written: kept in memory for the next flush',
@@ -112,6 +145,7 @@ export class RequestLogWriter implements OnApplicationBootstrap, BeforeApplicati
         return;
       }
       this.buffer = this.buffer.slice(batch.length);
+      this.written.inc(batch.length);
     }
     if (this.dropped > 0) {
       this.logger.warn({ dropped: this.dropped }, 'Request log: requests dropped while the buffer was full');

@@ -10,6 +10,10 @@ const { RequestLogWriter, BATCH_ROWS } = fromDist<typeof import('../../src/reque
 );
 type EndedRequest = import('../../src/platform/http/request-ends').EndedRequest;
 
+const { AppMetrics } = fromDist<typeof import('../../src/platform/metrics/app-metrics')>(
+  'platform/metrics/app-metrics',
+);
+
 const DAY_MS = 86_400_000;
 
 /** A request of company 1's token 1 that ended, as the request log middleware reports it. */
@@ -94,9 +98,15 @@ describe('the request log writer: batched writes off the request path', () => {
     } finally {
       await app.db.query('ALTER TABLE request_log_away RENAME TO request_log');
     }
+    const series = async () => await app.get(AppMetrics).registry.metrics();
+    expect(await series()).toMatch(/^request_log_write_failures_total 1$/m);
+    expect(await series()).toMatch(/^request_log_buffered_rows 1$/m);
     ends.emit(ended('refused-2'));
     await app.get(RequestLogWriter).flush();
     expect(await count('refused-')).toBe(2);
+    expect(await series()).toMatch(/^request_log_buffered_rows 0$/m);
+    const written = Number(/^request_log_rows_written_total (\d+)$/m.exec(await series())![1]);
+    expect(written).toBe(Number((await app.db.query('SELECT count(*) AS n FROM request_log')).rows[0].n));
   });
 
   it('writes what it holds when the application stops', async () => {
