@@ -93,7 +93,7 @@ export class RequestLogRepository {
       rows.map((row) => row.durationMs),
       rows.map((row) => row.idempotencyKey),
       rows.map((row) => row.orderId),
-      rows.map((row) => (row.responseBody === null ? null : JSON.stringify(row.responseBody))),
+      rows.map((row) => (row.responseBody === null ? null : JSON.stringify(row.responseBody, withoutNul))),
     ];
     await this.dataSource.query(INSERT_SQL, arrays);
   }
@@ -215,4 +215,9 @@ function conditions(filter: RequestLogFilter): { where: string; parameters: unkn
   if (filter.from !== undefined) clauses.push(`created_at >= ${p(filter.from)}`);
   if (filter.to !== undefined) clauses.push(`created_at <= ${p(filter.to)}`);
   return { where: clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '', parameters };
+}
+
+/** A JSON replacer: PostgreSQL's jsonb holds no NUL character, so a string loses any it has. */
+function withoutNul(_key: string, value: unknown): unknown {
+  return typeof value === 'string' ? value.replaceAll('\0', '') : value;
 }

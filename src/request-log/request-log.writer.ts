@@ -138,11 +138,21 @@ export class RequestLogWriter implements OnApplicationBootstrap, BeforeApplicati
         await this.repository.insert(batch);
       } catch (error) {
         this.failedWrites.inc();
-        this.logger.warn(
-          { err: error, buffered: this.buffer.length },
-          'Request log not written: kept in memory for the next flush',
+        if (!rejectsTheRows(error)) {
+          this.logger.warn(
+            { err: error, buffered: this.buffer.length },
+            'Request log not written: kept in memory for the next flush',
+          );
+          return;
+        }
+        // The rows themselves are refused (a value out of range, say): retrying them would block every later row.
+        this.droppedRows.inc(batch.length);
+        this.logger.error(
+          { err: error, dropped: batch.length },
+          'Request log rows refused by the database: dropped',
         );
-        return;
+        this.buffer = this.buffer.slice(batch.length);
+        continue;
       }
       this.buffer = this.buffer.slice(batch.length);
       this.written.inc(batch.length);
@@ -160,6 +170,12 @@ function orderOf(request: EndedRequest['request'], route: string | undefined): n
   if (route === undefined || !ORDER_ROUTE.test(route)) return null;
   const id = Number(request.params?.id);
   return Number.isInteger(id) && id >= 1 && id <= MAX_DB_INTEGER ? id : null;
+}
+
+/** SQLSTATE classes 22 (data exception) and 23 (integrity constraint): the batch's values, not the database, fail. */
+function rejectsTheRows(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^2[23]/.test(code);
 }
 
 function errorBodyOf(body: unknown): Record<string, unknown> | null {

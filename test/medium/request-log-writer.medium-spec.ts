@@ -109,6 +109,25 @@ describe('the request log writer: batched writes off the request path', () => {
     expect(written).toBe(Number((await app.db.query('SELECT count(*) AS n FROM request_log')).rows[0].n));
   });
 
+  it('drops a batch whose values the database refuses, and writes the next; a NUL never reaches jsonb', async () => {
+    ends.emit({ ...ended('poison-1'), durationMs: 3_000_000_000 });
+    await app.get(RequestLogWriter).flush();
+    expect(app.logs().some((line) => line.msg === 'Request log rows refused by the database: dropped')).toBe(
+      true,
+    );
+    const nul = ended('poison-2');
+    Object.assign(nul, { status: 400 });
+    nul.request.errorBody = { message: 'Bad request.', errors: { note: ['a\u0000b'] } };
+    ends.emit(nul);
+    await app.get(RequestLogWriter).flush();
+    const rows = await app.db.query(
+      "SELECT request_id, response_body FROM request_log WHERE request_id LIKE 'poison-%'",
+    );
+    expect(rows.rows).toEqual([
+      { request_id: 'poison-2', response_body: { message: 'Bad request.', errors: { note: ['ab'] } } },
+    ]);
+  });
+
   it('writes what it holds when the application stops', async () => {
     const other = await startApp({ env: { REQUEST_LOG_FLUSH_MS: '60000', WEBHOOK_DISPATCHER: 'false' } });
     const db = new Pool({ connectionString: other.databaseUrl, max: 1 });
