@@ -22,7 +22,7 @@ import {
   TRACKING_NUMBER_WHITESPACE,
   type TrackingDto,
 } from '../http/dto/logistics.dto';
-import { OrderFacts } from './order-facts';
+import { type FactRecorded, OrderFacts } from './order-facts';
 
 /**
  * The fulfilment partner's side (CONTRACT §7). Every write locks the order, checks If-Match, checks the
@@ -46,15 +46,15 @@ export class LogisticsService {
 
   /** PLACED → SENT_TO_LOGISTICS. Already with logistics: a no-op. A test or cancelled order: 409. */
   async markSent(actor: Actor, orderId: number, expectedVersion?: number): Promise<LogisticsOrderResponse> {
-    await this.unitOfWork.transaction(async (manager) => {
+    const recorded = await this.unitOfWork.transaction(async (manager) => {
       const order = await this.lock(manager, orderId, expectedVersion);
       if (order.test) throw new OrderStateConflictError('A test order is never sent to logistics.');
-      if (WITH_LOGISTICS.includes(order.state)) return;
+      if (WITH_LOGISTICS.includes(order.state)) return undefined;
       if (order.state === 'CANCELLED')
         throw new OrderStateConflictError('The order has been cancelled: it cannot be sent to logistics.');
-      await this.facts.markSent(manager, actor, order);
+      return this.facts.markSent(manager, actor, order);
     });
-    return this.toResponse(await this.ordersService.getById(orderId));
+    return this.toResponse(recorded?.view ?? (await this.ordersService.getById(orderId)));
   }
 
   /** Creates or replaces one tracking; a delivery date delivers the order, else a dispatch date dispatches it. */
@@ -76,13 +76,15 @@ export class LogisticsService {
       throw fieldError('tracking_number', TRACKING_NUMBER_WHITESPACE);
     let created = false;
     const order = await this.withLogistics(orderId, expectedVersion, async (manager, locked) => {
-      ({ created } = await this.facts.putTracking(manager, actor, locked, trackingNumber, {
+      const recorded = await this.facts.putTracking(manager, actor, locked, trackingNumber, {
         status: input.status ?? null,
         statusDate: this.at(input.status_date),
         dispatchDate: this.at(input.dispatch_date),
         deliveryDate: this.at(input.delivery_date),
         trackingLink: input.tracking_link ?? null,
-      }));
+      });
+      created = recorded.created;
+      return recorded;
     });
     return { created, order };
   }
@@ -140,13 +142,16 @@ export class LogisticsService {
     );
   }
 
-  /** Locks the order and records a fact, if logistics may act on it: sent, and never a test order. */
+  /**
+   * Locks the order and records a fact, if logistics may act on it: sent, and never a test order. The answer
+   * is the order as the fact's statement returned it.
+   */
   private async withLogistics(
     orderId: number,
     expectedVersion: number | undefined,
-    record: (manager: EntityManager, order: Order) => Promise<unknown>,
+    record: (manager: EntityManager, order: Order) => Promise<FactRecorded>,
   ): Promise<LogisticsOrderResponse> {
-    await this.unitOfWork.transaction(async (manager) => {
+    const { view } = await this.unitOfWork.transaction(async (manager) => {
       const order = await this.lock(manager, orderId, expectedVersion);
       if (order.test) throw new OrderStateConflictError('A test order is never processed by logistics.');
       if (!WITH_LOGISTICS.includes(order.state)) {
@@ -154,9 +159,9 @@ export class LogisticsService {
           `The order is ${order.state}: logistics can record data only once it has been sent to logistics.`,
         );
       }
-      await record(manager, order);
+      return record(manager, order);
     });
-    return this.toResponse(await this.ordersService.getById(orderId));
+    return this.toResponse(view);
   }
 
   private async lock(

@@ -266,7 +266,10 @@ export class OrdersRepository {
   /**
    * A fact recorded on a locked order in one statement: the order row (its state, the completion's columns
    * when given, updated_at, version), its audit row, its events (EventsService.draftColumns) and their
-   * deliveries. Three round trips fewer than writing each on its own.
+   * deliveries; it returns the order as its response object, as `findJsonById` would read it once the
+   * transaction commits (built from the changed row; its children as the transaction sees them, the fact's own
+   * included), so the write needs no read after it. Four round trips fewer than writing and reading each on its
+   * own.
    */
   async recordFact(
     manager: EntityManager,
@@ -274,7 +277,7 @@ export class OrdersRepository {
     change: FactChange,
     audit: Omit<AuditRow, 'targetId'>,
     events: [string[], string[], string[]],
-  ): Promise<void> {
+  ): Promise<OrderJsonRow<OrderResponse>> {
     this.factStatement ??= {
       name: 'orders_record_fact',
       text: `WITH changed AS (
@@ -283,7 +286,7 @@ export class OrdersRepository {
            final_completion_date = CASE WHEN $5::boolean THEN $6::timestamptz ELSE final_completion_date END,
            updated_at = now(), version = version + 1
          WHERE id = $1
-         RETURNING id
+         RETURNING *
        ), audit AS (
          ${appendAuditSql('changed', {
            tokenId: '$7::integer',
@@ -309,9 +312,9 @@ export class OrdersRepository {
        ), deliveries AS (
          ${deliveriesSql('event', '$14::integer')}
        )
-       SELECT id FROM changed`,
+       SELECT ${orderJsonSelect('o', '$18', 'comments')} FROM changed o`,
     };
-    await this.prepared.rowsOn(manager, this.factStatement, [
+    const [row] = await this.prepared.rowsOn<OrderJsonRow<OrderResponse>>(manager, this.factStatement, [
       order.id,
       change.state,
       change.serialNumber !== undefined,
@@ -321,7 +324,9 @@ export class OrdersRepository {
       ...auditValues(audit),
       order.companyId,
       ...events,
+      this.formats.timeZone,
     ]);
+    return row;
   }
 
   /** Moves updated_at when something of the order changed (a comment, a tracking, ...). */
