@@ -8,7 +8,7 @@ import { isStorableText } from '../../kernel/required-text.validator';
 import { UnitOfWork } from '../../platform/database/unit-of-work';
 import { type OrderState, WITH_LOGISTICS } from '../order-state';
 import type { Order } from '../order.entity';
-import { OrderNotFoundError, OrderStateConflictError } from '../orders.errors';
+import { OrderMovedError, OrderNotFoundError, OrderStateConflictError } from '../orders.errors';
 import { OrdersRepository } from '../persistence/orders.repository';
 import type { LogisticsOrderResponse } from '../dto/logistics-order.response';
 import type { OrderResponse } from '../dto/order.response';
@@ -25,9 +25,12 @@ import {
 import { type FactRecorded, OrderFacts } from './order-facts';
 
 /**
- * The fulfilment partner's side (CONTRACT §7). Every write locks the order, checks If-Match, checks the
- * order is one logistics may act on (never a test order), then records the fact through OrderFacts, which
- * derives the state through the state machine and writes the audit row and the events, in one transaction.
+ * The fulfilment partner's side (CONTRACT §7). Every write checks If-Match and that the order is one logistics
+ * may act on (never a test order), then records the fact through OrderFacts, which derives the state through
+ * the state machine and writes the order row, the audit row and the events in one statement. A fact that also
+ * writes a row of its own (a tracking, a detailed status, a delivery error) runs in a transaction with the order
+ * locked; "sent" and the completion run on the order as read, their statement applying only to the version
+ * read (see `unlocked`).
  */
 @Injectable()
 export class LogisticsService {
@@ -46,10 +49,9 @@ export class LogisticsService {
 
   /** PLACED → SENT_TO_LOGISTICS. Already with logistics: a no-op. A test or cancelled order: 409. */
   async markSent(actor: Actor, orderId: number, expectedVersion?: number): Promise<LogisticsOrderResponse> {
-    const recorded = await this.unitOfWork.transaction(async (manager) => {
-      const order = await this.lock(manager, orderId, expectedVersion);
+    const recorded = await this.unlocked(orderId, expectedVersion, (manager, order) => {
       if (order.test) throw new OrderStateConflictError('A test order is never sent to logistics.');
-      if (WITH_LOGISTICS.includes(order.state)) return undefined;
+      if (WITH_LOGISTICS.includes(order.state)) return Promise.resolve(undefined);
       if (order.state === 'CANCELLED')
         throw new OrderStateConflictError('The order has been cancelled: it cannot be sent to logistics.');
       return this.facts.markSent(manager, actor, order);
@@ -125,7 +127,7 @@ export class LogisticsService {
   }
 
   /** The serial number, and the completion date, which moves a DELIVERED order to COMPLETED (409 before). */
-  patch(
+  async patch(
     actor: Actor,
     orderId: number,
     input: LogisticsPatchDto,
@@ -133,12 +135,41 @@ export class LogisticsService {
   ): Promise<LogisticsOrderResponse> {
     if (input.serial_number === undefined && input.final_completion_date === undefined)
       throw fieldError('body', 'Give serial_number, final_completion_date or both.');
-    return this.withLogistics(orderId, expectedVersion, (manager, order) =>
-      this.facts.complete(manager, actor, order, {
-        serialNumber: input.serial_number,
-        finalCompletionDate:
-          input.final_completion_date === undefined ? undefined : this.at(input.final_completion_date),
-      }),
+    const values = {
+      serialNumber: input.serial_number,
+      finalCompletionDate:
+        input.final_completion_date === undefined ? undefined : this.at(input.final_completion_date),
+    };
+    const { view } = await this.unlocked(orderId, expectedVersion, (manager, order) => {
+      assertWithLogistics(order);
+      return this.facts.complete(manager, actor, order, values);
+    });
+    return this.toResponse(view);
+  }
+
+  /**
+   * Decides and records a fact that writes the order row alone (its one statement, atomic by itself) on the
+   * order as read, with no transaction and no lock: the fact's statement writes only while the order still has
+   * the version read, which is what the lock guarantees. When something changed the order in between, it is
+   * decided again under the lock, so the fact and a concurrent update never both succeed and If-Match is checked
+   * against the order written. Two round trips fewer than the lock's (START TRANSACTION, the locking read, COMMIT
+   * against one read).
+   */
+  private async unlocked<T>(
+    orderId: number,
+    expectedVersion: number | undefined,
+    record: (manager: EntityManager, order: Order) => Promise<T>,
+  ): Promise<T> {
+    const order = await this.orders.rowById(orderId);
+    if (!order) throw new OrderNotFoundError();
+    assertUnchanged(order, expectedVersion);
+    try {
+      return await this.unitOfWork.statement((manager) => record(manager, order));
+    } catch (error) {
+      if (!(error instanceof OrderMovedError)) throw error;
+    }
+    return this.unitOfWork.transaction(async (manager) =>
+      record(manager, await this.lock(manager, orderId, expectedVersion)),
     );
   }
 
@@ -153,12 +184,7 @@ export class LogisticsService {
   ): Promise<LogisticsOrderResponse> {
     const { view } = await this.unitOfWork.transaction(async (manager) => {
       const order = await this.lock(manager, orderId, expectedVersion);
-      if (order.test) throw new OrderStateConflictError('A test order is never processed by logistics.');
-      if (!WITH_LOGISTICS.includes(order.state)) {
-        throw new OrderStateConflictError(
-          `The order is ${order.state}: logistics can record data only once it has been sent to logistics.`,
-        );
-      }
+      assertWithLogistics(order);
       return record(manager, order);
     });
     return this.toResponse(view);
@@ -182,5 +208,15 @@ export class LogisticsService {
 
   private at(value: string | null | undefined): Date | null {
     return value ? this.formats.parseDateTime(value) : null;
+  }
+}
+
+/** Logistics records data only on an order it has been sent, and never on a test order. */
+function assertWithLogistics(order: Order): void {
+  if (order.test) throw new OrderStateConflictError('A test order is never processed by logistics.');
+  if (!WITH_LOGISTICS.includes(order.state)) {
+    throw new OrderStateConflictError(
+      `The order is ${order.state}: logistics can record data only once it has been sent to logistics.`,
+    );
   }
 }

@@ -9,6 +9,7 @@ import { type EventDraft, type OrderAfterChange, orderEvents } from '../events/o
 import type { DeliveryError, DetailedStatus } from '../order-children.entities';
 import type { OrderState } from '../order-state';
 import type { Order } from '../order.entity';
+import { OrderMovedError } from '../orders.errors';
 import { deliveryErrorResponse, detailedStatusResponse, trackingResponse } from '../persistence/order-view';
 import { stateAfterCompletion, stateAfterDeliveryError, stateAfterTracking } from '../domain/logistics-facts';
 import type { OrderResponse } from '../dto/order.response';
@@ -148,7 +149,8 @@ export class OrderFacts {
   /**
    * Writes the order row (state, values, updated_at, version), the audit row and the events in one statement,
    * which returns the order's response object; the company's write position is recorded once the transaction
-   * commits, as AuditService.record would.
+   * commits, as AuditService.record would. The statement writes only if the order still has the version it
+   * was read with (always so under its lock): else OrderMovedError, nothing written.
    */
   private async apply(
     manager: EntityManager,
@@ -174,6 +176,7 @@ export class OrderFacts {
       }),
       this.events.draftColumns(drafts),
     );
+    if (!view) throw new OrderMovedError();
     this.events.writtenBy(manager, drafts);
     await this.positions.changed(manager, order.companyId);
     return { order: after, view };
