@@ -8,6 +8,7 @@ import { EVENT_TYPES } from '../clients/typescript/src/cli/event-types.js';
 import { issueAdminToken, startApp, type TestApp } from './harness/app';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
+import { unusedPort } from './harness/fault-servers';
 import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from './harness/webhook-receiver';
 
 /**
@@ -170,6 +171,28 @@ describe('the partner CLI (CONTRACT §8)', () => {
     second.stop.abort();
     expect(await second.done).toBe(0);
     expect(second.err).toEqual([]);
+  });
+
+  it('listen sends an event again until a receiver answers: none is skipped while the receiver is down', async () => {
+    const port = await unusedPort();
+    const stateFile = join(scratch, 'listen-late-receiver.json');
+    const run = start(['listen', '--forward-to', `http://127.0.0.1:${port}/late`, '--state-file', stateFile]);
+    await ready(run);
+    const orderId = await place(orderBody((await fixtures.product()).id));
+    await eventually(
+      () => run.err.some((line) => line.includes(`127.0.0.1:${port}/late did not answer (ECONNREFUSED)`)),
+      () => `no refusal reported: ${run.err.join('\n')}`,
+    );
+    const late = await startWebhookReceiver(() => 204, port);
+    try {
+      await late.waitFor((received) => received.length === 1);
+      const event = constructWebhookEvent(late.received[0].body, late.received[0].headers, secretOf(run));
+      expect(event).toMatchObject({ type: 'order.placed', data: { order_id: orderId } });
+    } finally {
+      run.stop.abort();
+      await late.close();
+    }
+    expect(await run.done).toBe(0);
   });
 
   it('trigger makes each event type happen on a new TEST order, and the feed has it', async () => {
