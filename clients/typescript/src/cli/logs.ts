@@ -8,15 +8,14 @@ import type { TailOptions } from './program.js';
 /** One entry of the request log (CONTRACT §4.12), as `GET /api/v2/requests` lists it. */
 interface LoggedRequest {
   request_id: string;
+  created_at: string;
   method: string;
   path: string;
-  route?: string | null;
   status: number;
-  duration_ms?: number;
-  user_name?: string | null;
-  token_id?: number | null;
-  created_at?: string;
-  time?: string;
+  duration_ms: number;
+  user_name: string;
+  /** The error body of a 4xx or 5xx answer. */
+  response_body: { message?: unknown } | null;
 }
 
 interface RequestPage {
@@ -92,10 +91,9 @@ export async function tailRequests(
   }
 }
 
-/** `2026-11-28T05:02:11Z  404  GET /api/v2/order/77  12 ms  alice  req 9f…`: one request. */
+/** `2026-11-28T07:30  409  POST /api/v2/order/7/update  12 ms  alice  <request id>  <error message>`. */
 function line(entry: LoggedRequest): string {
-  const at = entry.created_at ?? entry.time ?? '';
-  const duration = entry.duration_ms === undefined ? '' : `  ${entry.duration_ms} ms`;
-  const who = entry.user_name ? `  ${entry.user_name}` : '';
-  return `${at}  ${entry.status}  ${entry.method} ${entry.path}${duration}${who}  ${entry.request_id}`;
+  const message = entry.response_body?.message;
+  const error = typeof message === 'string' ? `  ${message}` : '';
+  return `${entry.created_at}  ${entry.status}  ${entry.method} ${entry.path}  ${entry.duration_ms} ms  ${entry.user_name}  ${entry.request_id}${error}`;
 }

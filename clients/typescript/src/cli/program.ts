@@ -129,8 +129,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   logs
     .command('tail')
     .description('Follow your request log: one line per request your tokens make, as they are made.')
-    .option('--status <status>', 'only this status: a code (404), 4xx or 5xx', parsed(statusFilter))
-    .option('--route <route>', 'only this route template (POST /api/v2/order)')
+    .option('--status <status>', 'only this status: a code (404) or a class (4xx, 5xx)', parsed(statusFilter))
+    .option('--route <route>', 'only this route template (/api/v2/order/:id) or exact path (/api/v2/order/7)')
     .option('--token-id <id>', "only this token's requests", parsed(positiveId))
     .option('--poll-interval <ms>', 'the wait between two requests for new entries', milliseconds, 2000)
     .addOption(urlOption())
@@ -170,8 +170,8 @@ function positiveId(value: string): number {
   return Number(value);
 }
 
-/** A status filter as the request log takes it: a code, 4xx or 5xx. */
+/** A status filter as the request log takes it: a code or a class of codes. */
 function statusFilter(value: string): string {
-  if (!/^(?:[1-5]\d\d|4xx|5xx)$/.test(value)) throw new CliError('A status code (404), 4xx or 5xx.');
+  if (!/^[1-5](?:\d\d|xx)$/.test(value)) throw new CliError('A status code (404) or a class (4xx, 5xx).');
   return value;
 }
