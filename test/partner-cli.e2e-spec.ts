@@ -218,6 +218,13 @@ describe('the partner CLI (CONTRACT §8)', () => {
       [['listen', '--forward-to', 'http://localhost:1/hooks', '--poll-interval', 'soon']],
       [['logs', 'tail', '--status', '6xx']],
       [['launch']],
+      [[]],
+      [['logs']],
+      [['trigger', 'order.placed', 'order.updated']],
+      [
+        ['trigger', 'order.placed'],
+        { RESTAURANT_ORDERS_TOKEN: partner.token, RESTAURANT_ORDERS_URL: 'localhost:3000' },
+      ],
       [['trigger', 'order.placed'], {}], // no token
       [['trigger', 'order.placed'], { RESTAURANT_ORDERS_TOKEN: 'not-a-token' }], // a token the service refuses
       [['trigger', 'order.placed', '--product', '999999']],

@@ -4,6 +4,8 @@
 import { runCli } from './program.js';
 
 const stop = new AbortController();
+// A reader that went away (`restaurant-orders --help | head`) ends the output, not the process with a stack.
+process.stdout.on('error', () => stop.abort());
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
 
 void runCli(process.argv.slice(2), {

@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { createRestaurantOrdersClient, type RestaurantOrdersClient } from '../client.js';
+import { createRestaurantOrdersClient } from '../client.js';
 import { SDK_VERSION } from '../version.js';
 import { EVENT_TYPES, eventType, eventTypes } from './event-types.js';
 import { CliError, type CliIo, describeFailure } from './io.js';
@@ -17,16 +17,36 @@ const DEFAULT_URL = 'http://localhost:3000';
 
 /** An http(s) URL, for commander's option parsing. */
 function httpUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('Not a URL (http://localhost:4242/webhooks, say).');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new InvalidArgumentError('Not an http(s) URL.');
-  return url.href;
+  const url = parseHttpUrl(value);
+  if (url === undefined)
+    throw new InvalidArgumentError('Not an http(s) URL (http://localhost:4242/webhooks, say).');
+  return url;
 }
+
+/** The service's URL from the environment, named in the message when it is not one. */
+function serviceUrl(value: string): string {
+  const url = parseHttpUrl(value);
+  if (url === undefined) throw new CliError(`${URL_VARIABLE} is not an http(s) URL.`);
+  return url;
+}
+
+function parseHttpUrl(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a command with subcommands does when none or an unknown one is named: one line, not its whole help. */
+const noSubcommand = (names: string) => (name: string | undefined) => {
+  throw new CliError(
+    name === undefined
+      ? `Name a command: ${names} (--help lists them).`
+      : `Unknown command "${name}": use ${names} (--help lists them).`,
+  );
+};
 
 /** A whole number of milliseconds, at least 100, for commander's option parsing. */
 function milliseconds(value: string): number {
@@ -59,11 +79,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       httpUrl,
     );
   /** The client of a command: the partner token from the environment, never from an argument. */
-  const clientFor = (options: { url?: string }): { client: RestaurantOrdersClient; url: string } => {
+  const clientFor = (options: { url?: string }) => {
     const token = io.env[TOKEN_VARIABLE];
     if (!token) throw new CliError(`${TOKEN_VARIABLE} is not set: export your partner token in it.`);
-    const url = options.url ?? httpUrl(io.env[URL_VARIABLE] || DEFAULT_URL);
-    return { client: createRestaurantOrdersClient(url, token), url };
+    const url = options.url ?? serviceUrl(io.env[URL_VARIABLE] || DEFAULT_URL);
+    return { client: createRestaurantOrdersClient(url, token), url, token };
   };
 
   program
@@ -72,6 +92,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     )
     .version(SDK_VERSION)
     .addHelpText('after', `\nThe partner token is read from $${TOKEN_VARIABLE}.`)
+    .usage('[options] <command>')
+    .argument('[command]')
+    .action(noSubcommand('listen, trigger or logs tail'))
     .showSuggestionAfterError(false)
     .exitOverride()
     .configureOutput({
@@ -104,8 +127,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     )
     .addOption(urlOption())
     .action(async (options: ListenOptions) => {
-      const { client, url } = clientFor(options);
-      const token = io.env[TOKEN_VARIABLE] as string;
+      const { client, url, token } = clientFor(options);
       await listen(client, io, { ...options, serviceUrl: url, token });
     });
 
@@ -125,7 +147,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       await trigger(clientFor(options).client, io, type, options.product);
     });
 
-  const logs = program.command('logs').description('Your request log.');
+  const logs = program
+    .command('logs')
+    .description('Your request log.')
+    .usage('<command>')
+    .argument('[command]')
+    .action(noSubcommand('logs tail'));
   logs
     .command('tail')
     .description('Follow your request log: one line per request your tokens make, as they are made.')
