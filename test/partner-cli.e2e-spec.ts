@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -246,6 +246,19 @@ describe('the partner CLI (CONTRACT §8)', () => {
     expect(runs.at(-2)!.err[0]).toMatch(
       /401 Unauthenticated\.: RESTAURANT_ORDERS_TOKEN is not a valid partner token/,
     );
+  });
+
+  it("listen names its state file when the feed does not know the state's last event", async () => {
+    const stateFile = join(scratch, 'listen-foreign.json');
+    await writeFile(
+      stateFile,
+      JSON.stringify({ secret: `whsec_${'A'.repeat(43)}=`, after: 'evt_999999999' }),
+    );
+    const run = start(['listen', '--forward-to', `${receiver.url}/foreign`, '--state-file', stateFile]);
+    expect(await run.done).toBe(1);
+    expect(run.err).toEqual([
+      `restaurant-orders: The last forwarded event, evt_999999999, is not in your feed: delete ${stateFile} to start at its end.`,
+    ]);
   });
 
   it('every command has --help', async () => {
