@@ -15,7 +15,7 @@ import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from './har
  * The partners' command-line tool (CONTRACT §8, the SDK package's `bin`), run in this process through its entry
  * function against the service built here: `listen` forwards real events to a local receiver, signed so that the
  * SDK's verifier accepts them, resumes after a restart and filters types; `trigger` makes each event type happen
- * on a new TEST order; bad input is one line on stderr and exit code 1; the token is never printed.
+ * on a new TEST order; `logs tail` shows the requests made after it started, filtered as the API filters; bad input is one line on stderr and exit code 1; the token is never printed.
  */
 
 interface Run {
@@ -83,7 +83,7 @@ describe('the partner CLI (CONTRACT §8)', () => {
 
   beforeAll(async () => {
     [app, receiver, scratch] = await Promise.all([
-      startApp({ env: FAST_DISPATCH }),
+      startApp({ env: { ...FAST_DISPATCH, REQUEST_LOG_FLUSH_MS: '100' } }),
       startWebhookReceiver(() => 204),
       mkdtemp(join(tmpdir(), 'partner-cli-')),
     ]);
@@ -202,9 +202,67 @@ describe('the partner CLI (CONTRACT §8)', () => {
       expect(run.err).toEqual([]);
       const orderId = Number(/\(order (\d+),/.exec(run.out[0])?.[1]);
       expect(run.out.at(-1)).toMatch(new RegExp(`^${type.replace('.', '\\.')} fired for SK-\\d{7}`));
-      const events = (await feed()).filter((event) => event.data.order_id === orderId);
-      expect(events.map((event) => event.type)).toContain(type);
+      // The feed lists an event once every older transaction has ended: at once, or a moment later.
+      let events: WebhookEvent[] = [];
+      await eventually(
+        async () => {
+          events = (await feed()).filter((event) => event.data.order_id === orderId);
+          return events.some((event) => event.type === type);
+        },
+        () => `${type} is not on the feed: ${JSON.stringify(events)}`,
+      );
       expect(events[0]).toMatchObject({ type: 'order.placed', data: { test: true, state: 'TEST' } });
+    }
+  });
+
+  it('logs tail shows the requests made after it started, one line each, with the API filters, and not its own', async () => {
+    const get = (path: string, requestId: string) =>
+      request(app.url)
+        .get(path)
+        .set('Authorization', `Bearer ${partner.token}`)
+        .set('X-Request-Id', requestId);
+    expect((await get('/api/v2/order/999999', 'before-tail')).status).toBe(404);
+    const listening = start([
+      'listen',
+      '--forward-to',
+      `${receiver.url}/tail`,
+      '--state-file',
+      join(scratch, 'tail.json'),
+      '--poll-interval',
+      '100',
+    ]);
+    await ready(listening);
+    const all = start(['logs', 'tail', '--poll-interval', '100']);
+    const failures = start(['logs', 'tail', '--status', '4xx', '--poll-interval', '100']);
+    await eventually(
+      () => [all, failures].every((run) => run.out.includes('Following your request log. Ctrl-C stops.')),
+      () => `logs tail did not start: ${JSON.stringify([all.out, failures.out, all.err, failures.err])}`,
+    );
+    expect((await get('/api/v2/product', 'after-tail-ok')).status).toBe(200);
+    expect((await get('/api/v2/order/999999', 'after-tail-404')).status).toBe(404);
+    await eventually(
+      () =>
+        all.out.some((line) => line.includes('after-tail-404')) &&
+        failures.out.some((line) => line.includes('after-tail-404')),
+      () => `not shown: ${JSON.stringify([all.out, failures.out])}`,
+    );
+    const shown = (run: Run) => run.out.slice(1);
+    const entry = (status: number, path: string, requestId: string): unknown =>
+      expect.stringMatching(
+        new RegExp(
+          `^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d  ${status}  GET ${path}  \\d+ ms  ${partner.userName}  ${requestId}`,
+        ),
+      );
+    // The tools' own polls (this tail's, the other tail's, listen's) are left out.
+    expect(shown(all)).toEqual([
+      entry(200, '/api/v2/product', 'after-tail-ok$'),
+      entry(404, '/api/v2/order/999999', 'after-tail-404  Order not found\\.$'),
+    ]);
+    expect(shown(failures)).toEqual([expect.stringContaining('after-tail-404')]);
+    for (const run of [all, failures, listening]) {
+      run.stop.abort();
+      expect(await run.done).toBe(0);
+      expect(run.err).toEqual([]);
     }
   });
 

@@ -1,35 +1,17 @@
-import { randomUUID } from 'node:crypto';
-import type { RestaurantOrdersClient } from '../client.js';
+import type { RestaurantOrdersClient, Schema } from '../client.js';
 import { delay } from '../delay.js';
-import { RestaurantOrdersError } from '../errors.js';
+import { unwrap } from '../errors.js';
 import type { CliIo } from './io.js';
 import type { TailOptions } from './program.js';
 
 /** One entry of the request log (CONTRACT §4.12), as `GET /api/v2/requests` lists it. */
-interface LoggedRequest {
-  request_id: string;
-  created_at: string;
-  method: string;
-  path: string;
-  status: number;
-  duration_ms: number;
-  user_name: string;
-  /** The error body of a 4xx or 5xx answer. */
-  response_body: { message?: unknown } | null;
-}
+type LoggedRequest = Schema<'RequestLogEntryResponse'>;
 
-interface RequestPage {
-  data: LoggedRequest[];
-}
-
-type UntypedGet = (
-  path: string,
-  init: {
-    params: { query: Record<string, string | number> };
-    headers: Record<string, string>;
-    signal: AbortSignal;
-  },
-) => Promise<{ data?: RequestPage; error?: unknown; response: Response }>;
+/**
+ * How the tool's background requests (listen's feed, this command's own) name themselves in `X-Request-Id`, so
+ * that `logs tail` leaves them out: what a partner follows is what its programs and its commands do.
+ */
+export const POLL_REQUEST_ID_PREFIX = 'restaurant-orders-poll-';
 
 /** The most pages read back at once when more requests came in than one page holds. */
 const MAX_PAGES_PER_POLL = 8;
@@ -39,8 +21,8 @@ const REMEMBERED = 2_000;
 
 /**
  * `logs tail`: the request log from now on, one line per request, oldest first, with the API's filters. It asks
- * for the newest page every `pollInterval` and prints what it has not printed; its own requests (their request
- * ids carry a prefix of this run's) are not shown.
+ * for the newest page every `pollInterval` and prints what it has not printed, except the tool's own polls (its
+ * own and listen's, by their request ids).
  */
 export async function tailRequests(
   client: RestaurantOrdersClient,
@@ -48,22 +30,16 @@ export async function tailRequests(
   options: TailOptions,
 ): Promise<void> {
   const { signal } = io;
-  const prefix = `logs-tail-${randomUUID()}-`;
-  let sent = 0;
-  const get = client.GET as unknown as UntypedGet;
-  const filters: Record<string, string | number> = {};
-  if (options.status !== undefined) filters.status = options.status;
-  if (options.route !== undefined) filters.route = options.route;
-  if (options.tokenId !== undefined) filters.token_id = options.tokenId;
-  const page = async (number: number): Promise<LoggedRequest[]> => {
-    const { data, error, response } = await get('/api/v2/requests', {
-      params: { query: { ...filters, page: number, per_page: PAGE_SIZE } },
-      headers: { 'X-Request-Id': `${prefix}${(sent += 1)}` },
-      signal,
-    });
-    if (data === undefined) throw new RestaurantOrdersError(response, error);
-    return data.data;
-  };
+  const filters = { status: options.status, route: options.route, token_id: options.tokenId };
+  const page = async (number: number): Promise<LoggedRequest[]> =>
+    (
+      await unwrap(
+        client.listRequests({
+          params: { query: { ...filters, page: number, per_page: PAGE_SIZE } },
+          signal,
+        }),
+      )
+    ).data;
   const seen = new Set<string>();
   const remember = (id: string) => {
     seen.add(id);
@@ -83,7 +59,7 @@ export async function tailRequests(
       }
       for (const entry of fresh.reverse()) {
         remember(entry.request_id);
-        if (!entry.request_id.startsWith(prefix)) io.out(line(entry));
+        if (!entry.request_id.startsWith(POLL_REQUEST_ID_PREFIX)) io.out(line(entry));
       }
     }
   } catch (error) {

@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { Middleware } from 'openapi-fetch';
 import { createRestaurantOrdersClient } from '../client.js';
 import { SDK_VERSION } from '../version.js';
 import { EVENT_TYPES, eventType, eventTypes } from './event-types.js';
 import { CliError, type CliIo, describeFailure } from './io.js';
 import { listen } from './listen.js';
-import { tailRequests } from './logs.js';
+import { POLL_REQUEST_ID_PREFIX, tailRequests } from './logs.js';
 import { trigger } from './trigger.js';
 
 /** The tool's name, as the package's `bin` installs it. */
@@ -48,6 +50,14 @@ const noSubcommand = (names: string) => (name: string | undefined) => {
   );
 };
 
+/** Requests a command makes in the background carry a request id that `logs tail` leaves out. */
+const namedAsPolls: Middleware = {
+  onRequest: ({ request }) => {
+    request.headers.set('X-Request-Id', `${POLL_REQUEST_ID_PREFIX}${randomUUID()}`);
+    return request;
+  },
+};
+
 /** A whole number of milliseconds, at least 100, for commander's option parsing. */
 function milliseconds(value: string): number {
   const number = Number(value);
@@ -79,11 +89,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       httpUrl,
     );
   /** The client of a command: the partner token from the environment, never from an argument. */
-  const clientFor = (options: { url?: string }) => {
+  const clientFor = (options: { url?: string }, { polls = false } = {}) => {
     const token = io.env[TOKEN_VARIABLE];
     if (!token) throw new CliError(`${TOKEN_VARIABLE} is not set: export your partner token in it.`);
     const url = options.url ?? serviceUrl(io.env[URL_VARIABLE] || DEFAULT_URL);
-    return { client: createRestaurantOrdersClient(url, token), url, token };
+    const client = createRestaurantOrdersClient(url, token);
+    if (polls) client.use(namedAsPolls);
+    return { client, url, token };
   };
 
   program
@@ -127,7 +139,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     )
     .addOption(urlOption())
     .action(async (options: ListenOptions) => {
-      const { client, url, token } = clientFor(options);
+      const { client, url, token } = clientFor(options, { polls: true });
       await listen(client, io, { ...options, serviceUrl: url, token });
     });
 
@@ -162,7 +174,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--poll-interval <ms>', 'the wait between two requests for new entries', milliseconds, 2000)
     .addOption(urlOption())
     .action(async (options: TailOptions) => {
-      await tailRequests(clientFor(options).client, io, options);
+      await tailRequests(clientFor(options, { polls: true }).client, io, options);
     });
 
   try {
