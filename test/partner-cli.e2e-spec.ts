@@ -18,6 +18,15 @@ import { FAST_DISPATCH, startWebhookReceiver, type WebhookReceiver } from './har
  * on a new TEST order; `logs tail` shows the requests made after it started, filtered as the API filters; bad input is one line on stderr and exit code 1; the token is never printed.
  */
 
+/**
+ * How long a spec waits for an event to reach the feed: it lists an event once every transaction older than it
+ * has ended, in the whole PostgreSQL cluster (pg_current_snapshot), so another database's long transaction on a
+ * shared test server holds it back for a while.
+ */
+const FEED_WAIT_MS = 60_000;
+/** A spec that waits on the feed several times. */
+const FEED_SPEC_MS = 4 * FEED_WAIT_MS;
+
 interface Run {
   out: string[];
   err: string[];
@@ -104,116 +113,176 @@ describe('the partner CLI (CONTRACT §8)', () => {
     ]);
   });
 
-  it('listen forwards new events signed as webhooks (the SDK verifier accepts them), resumes after a restart, and filters types', async () => {
-    const productId = (await fixtures.product()).id;
-    const before = await place(orderBody(productId));
-    const stateFile = join(scratch, 'listen-state.json');
-    const args = [
-      'listen',
-      '--forward-to',
-      `${receiver.url}/hooks`,
-      '--state-file',
-      stateFile,
-      '--poll-interval',
-      '100',
-    ];
-
-    const first = start(args);
-    await ready(first);
-    expect(first.out).toContainEqual(expect.stringMatching(/^Starting after your latest event, evt_\d+/));
-    const secret = secretOf(first);
-    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-    const orderId = await place(orderBody(productId));
-    await receiver.waitFor((received) =>
-      received.some((hook) => hook.body.includes(`"order_id":${orderId}`)),
-    );
-    const [delivery] = receiver.at('/hooks');
-    const event = constructWebhookEvent(delivery.body, delivery.headers, secret);
-    expect(event).toMatchObject({ type: 'order.placed', data: { order_id: orderId, state: 'PLACED' } });
-    expect(delivery.headers['content-type']).toBe('application/json');
-    expect(delivery.headers['webhook-id']).toBe(event.id);
-    expect(receiver.at('/hooks')).toHaveLength(1); // the order placed before it started is not forwarded
-    const forwarded = `order.placed  ${event.id}  order ${orderId}  -> POST ${receiver.url}/hooks [204]`;
-    await eventually(
-      () => first.out.some((line) => line.includes(forwarded)),
-      () => `no line for the forwarded event: ${first.out.join('\n')}`,
-    );
-    first.stop.abort();
-    expect(await first.done).toBe(0);
-    expect(JSON.parse(await readFile(stateFile, 'utf8'))).toEqual({ secret, after: event.id });
-
-    // While it is stopped: an update of the first order, then a new order.
-    expect(
-      (
-        await request(app.url)
-          .post(`/api/v2/order/${before}/update`)
-          .set('Authorization', `Bearer ${partner.token}`)
-          .send({ note: 'while stopped' })
-      ).status,
-    ).toBe(200);
-    const whileStopped = await place(orderBody(productId));
-
-    const second = start([...args, '--events', 'order.placed']);
-    await ready(second);
-    expect(second.out).toContain(`Resuming after ${event.id}, the last event forwarded.`);
-    expect(secretOf(second)).toBe(secret);
-    await receiver.waitFor((received) => received.length === 2);
-    const resumed = constructWebhookEvent(receiver.received[1].body, receiver.received[1].headers, secret);
-    expect(resumed).toMatchObject({ type: 'order.placed', data: { order_id: whileStopped } });
-    // The update was passed over (--events), and is not forwarded later either.
-    await place(orderBody(productId));
-    await receiver.waitFor((received) => received.length === 3);
-    expect(receiver.received.map((hook) => (JSON.parse(hook.body) as WebhookEvent).type)).toEqual([
-      'order.placed',
-      'order.placed',
-      'order.placed',
-    ]);
-    second.stop.abort();
-    expect(await second.done).toBe(0);
-    expect(second.err).toEqual([]);
-  });
-
-  it('listen sends an event again until a receiver answers: none is skipped while the receiver is down', async () => {
-    const port = await unusedPort();
-    const stateFile = join(scratch, 'listen-late-receiver.json');
-    const run = start(['listen', '--forward-to', `http://127.0.0.1:${port}/late`, '--state-file', stateFile]);
-    await ready(run);
-    const orderId = await place(orderBody((await fixtures.product()).id));
-    await eventually(
-      () => run.err.some((line) => line.includes(`127.0.0.1:${port}/late did not answer (ECONNREFUSED)`)),
-      () => `no refusal reported: ${run.err.join('\n')}`,
-    );
-    const late = await startWebhookReceiver(() => 204, port);
-    try {
-      await late.waitFor((received) => received.length === 1);
-      const event = constructWebhookEvent(late.received[0].body, late.received[0].headers, secretOf(run));
-      expect(event).toMatchObject({ type: 'order.placed', data: { order_id: orderId } });
-    } finally {
-      run.stop.abort();
-      await late.close();
-    }
-    expect(await run.done).toBe(0);
-  });
-
-  it('trigger makes each event type happen on a new TEST order, and the feed has it', async () => {
-    for (const type of EVENT_TYPES) {
-      const run = start(['trigger', type]);
-      expect(await run.done).toBe(0);
-      expect(run.err).toEqual([]);
-      const orderId = Number(/\(order (\d+),/.exec(run.out[0])?.[1]);
-      expect(run.out.at(-1)).toMatch(new RegExp(`^${type.replace('.', '\\.')} fired for SK-\\d{7}`));
-      // The feed lists an event once every older transaction has ended: at once, or a moment later.
-      let events: WebhookEvent[] = [];
+  it(
+    'listen forwards new events signed as webhooks (the SDK verifier accepts them), resumes after a restart, and filters types',
+    async () => {
+      const productId = (await fixtures.product()).id;
+      const before = await place(orderBody(productId));
       await eventually(
-        async () => {
-          events = (await feed()).filter((event) => event.data.order_id === orderId);
-          return events.some((event) => event.type === type);
-        },
-        () => `${type} is not on the feed: ${JSON.stringify(events)}`,
+        async () => (await feed()).some((event) => event.data.order_id === before),
+        () => 'the order placed before listen starts is not on the feed',
+        FEED_WAIT_MS,
       );
-      expect(events[0]).toMatchObject({ type: 'order.placed', data: { test: true, state: 'TEST' } });
-    }
-  });
+      const stateFile = join(scratch, 'listen-state.json');
+      const args = [
+        'listen',
+        '--forward-to',
+        `${receiver.url}/hooks`,
+        '--state-file',
+        stateFile,
+        '--poll-interval',
+        '100',
+      ];
+
+      const first = start(args);
+      await ready(first);
+      expect(first.out).toContainEqual(expect.stringMatching(/^Starting after your latest event, evt_\d+/));
+      const secret = secretOf(first);
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      const orderId = await place(orderBody(productId));
+      await receiver.waitFor(
+        (received) => received.some((hook) => hook.body.includes(`"order_id":${orderId}`)),
+        FEED_WAIT_MS,
+      );
+      const [delivery] = receiver.at('/hooks');
+      const event = constructWebhookEvent(delivery.body, delivery.headers, secret);
+      expect(event).toMatchObject({ type: 'order.placed', data: { order_id: orderId, state: 'PLACED' } });
+      expect(delivery.headers['content-type']).toBe('application/json');
+      expect(delivery.headers['webhook-id']).toBe(event.id);
+      expect(receiver.at('/hooks')).toHaveLength(1); // the order placed before it started is not forwarded
+      const forwarded = `order.placed  ${event.id}  order ${orderId}  -> POST ${receiver.url}/hooks [204]`;
+      await eventually(
+        () => first.out.some((line) => line.includes(forwarded)),
+        () => `no line for the forwarded event: ${first.out.join('\n')}`,
+      );
+      first.stop.abort();
+      expect(await first.done).toBe(0);
+      expect(JSON.parse(await readFile(stateFile, 'utf8'))).toEqual({ secret, after: event.id });
+
+      // While it is stopped: an update of the first order, then a new order.
+      expect(
+        (
+          await request(app.url)
+            .post(`/api/v2/order/${before}/update`)
+            .set('Authorization', `Bearer ${partner.token}`)
+            .send({ note: 'while stopped' })
+        ).status,
+      ).toBe(200);
+      const whileStopped = await place(orderBody(productId));
+
+      const second = start([...args, '--events', 'order.placed']);
+      await ready(second);
+      expect(second.out).toContain(`Resuming after ${event.id}, the last event forwarded.`);
+      expect(secretOf(second)).toBe(secret);
+      await receiver.waitFor((received) => received.length === 2, FEED_WAIT_MS);
+      const resumed = constructWebhookEvent(receiver.received[1].body, receiver.received[1].headers, secret);
+      expect(resumed).toMatchObject({ type: 'order.placed', data: { order_id: whileStopped } });
+      // The update was passed over (--events), and is not forwarded later either.
+      await place(orderBody(productId));
+      await receiver.waitFor((received) => received.length === 3, FEED_WAIT_MS);
+      expect(receiver.received.map((hook) => (JSON.parse(hook.body) as WebhookEvent).type)).toEqual([
+        'order.placed',
+        'order.placed',
+        'order.placed',
+      ]);
+      second.stop.abort();
+      expect(await second.done).toBe(0);
+      expect(second.err).toEqual([]);
+    },
+    FEED_SPEC_MS,
+  );
+
+  it(
+    'listen sends an event again until a receiver answers: none is skipped while the receiver is down',
+    async () => {
+      const port = await unusedPort();
+      const stateFile = join(scratch, 'listen-late-receiver.json');
+      const run = start([
+        'listen',
+        '--forward-to',
+        `http://127.0.0.1:${port}/late`,
+        '--state-file',
+        stateFile,
+      ]);
+      await ready(run);
+      const orderId = await place(orderBody((await fixtures.product()).id));
+      await eventually(
+        () => run.err.some((line) => line.includes(`127.0.0.1:${port}/late did not answer (ECONNREFUSED)`)),
+        () => `no refusal reported: ${run.err.join('\n')}`,
+        FEED_WAIT_MS,
+      );
+      const late = await startWebhookReceiver(() => 204, port);
+      try {
+        await late.waitFor((received) => received.length === 1, FEED_WAIT_MS);
+        const event = constructWebhookEvent(late.received[0].body, late.received[0].headers, secretOf(run));
+        expect(event).toMatchObject({ type: 'order.placed', data: { order_id: orderId } });
+      } finally {
+        run.stop.abort();
+        await late.close();
+      }
+      expect(await run.done).toBe(0);
+    },
+    FEED_SPEC_MS,
+  );
+
+  it(
+    "listen shows a receiver's failure and goes on: an answer of any status counts as forwarded",
+    async () => {
+      const failing = await startWebhookReceiver(() => 500);
+      const stateFile = join(scratch, 'listen-failing-receiver.json');
+      const run = start([
+        'listen',
+        '--forward-to',
+        `${failing.url}/fails`,
+        '--state-file',
+        stateFile,
+        '--poll-interval',
+        '100',
+      ]);
+      try {
+        await ready(run);
+        const productId = (await fixtures.product()).id;
+        const [first, second] = [await place(orderBody(productId)), await place(orderBody(productId))];
+        await failing.waitFor((received) => received.length === 2, FEED_WAIT_MS);
+        const orders = failing.received.map((hook) => (JSON.parse(hook.body) as WebhookEvent).data.order_id);
+        expect(orders).toEqual([first, second]);
+        await eventually(
+          () => run.out.filter((line) => line.endsWith('ms') && line.includes('[500]')).length === 2,
+          () => `no lines for the failures: ${run.out.join('\n')}`,
+        );
+      } finally {
+        run.stop.abort();
+        await failing.close();
+      }
+      expect(await run.done).toBe(0);
+    },
+    FEED_SPEC_MS,
+  );
+
+  it(
+    'trigger makes each event type happen on a new TEST order, and the feed has it',
+    async () => {
+      for (const type of EVENT_TYPES) {
+        const run = start(['trigger', type]);
+        expect(await run.done).toBe(0);
+        expect(run.err).toEqual([]);
+        const orderId = Number(/\(order (\d+),/.exec(run.out[0])?.[1]);
+        expect(run.out.at(-1)).toMatch(new RegExp(`^${type.replace('.', '\\.')} fired for SK-\\d{7}`));
+        // The feed lists an event once every older transaction has ended: at once, or a moment later.
+        let events: WebhookEvent[] = [];
+        await eventually(
+          async () => {
+            events = (await feed()).filter((event) => event.data.order_id === orderId);
+            return events.some((event) => event.type === type);
+          },
+          () => `${type} is not on the feed: ${JSON.stringify(events)}`,
+          FEED_WAIT_MS,
+        );
+        expect(events[0]).toMatchObject({ type: 'order.placed', data: { test: true, state: 'TEST' } });
+      }
+    },
+    FEED_SPEC_MS,
+  );
 
   it('logs tail shows the requests made after it started, one line each, with the API filters, and not its own', async () => {
     const get = (path: string, requestId: string) =>
