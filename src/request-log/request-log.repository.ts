@@ -130,11 +130,24 @@ export class RequestLogRepository {
 
   /**
    * Drops a day's partition: detached first without blocking the writes and reads of the other days (DETACH
-   * CONCURRENTLY, outside a transaction), then dropped whole, which costs the same whatever it holds.
+   * CONCURRENTLY, outside a transaction), then dropped whole, which costs the same whatever it holds. When the
+   * detach fails because another instance's run detached it first, or a detach interrupted earlier left it
+   * pending (then it is finished), the drop goes on.
    */
   async dropPartition(day: Date): Promise<void> {
     const name = partitionName(day);
-    await this.dataSource.query(`ALTER TABLE request_log DETACH PARTITION "${name}" CONCURRENTLY`);
+    try {
+      await this.dataSource.query(`ALTER TABLE request_log DETACH PARTITION "${name}" CONCURRENTLY`);
+    } catch (error) {
+      const [link]: { pending: boolean }[] = await this.dataSource.query(
+        `SELECT inhdetachpending AS pending FROM pg_inherits
+         WHERE inhparent = 'request_log'::regclass AND inhrelid = to_regclass($1)`,
+        [name],
+      );
+      if (link?.pending)
+        await this.dataSource.query(`ALTER TABLE request_log DETACH PARTITION "${name}" FINALIZE`);
+      else if (link) throw error;
+    }
     await this.dataSource.query(`DROP TABLE IF EXISTS "${name}"`);
   }
 

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { type BeforeApplicationShutdown, Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../platform/config/environment';
@@ -31,6 +32,11 @@ export class RequestLogWriter implements OnApplicationBootstrap, BeforeApplicati
   private dropped = 0;
   private readonly enabled: boolean;
   private readonly flushMs: number;
+  /**
+   * A flush started by a request's end, run in the writer's own async context (bound here, outside any request):
+   * its statements are never counted or logged as the request's.
+   */
+  private readonly flushSoon = AsyncResource.bind(() => void this.flush());
 
   constructor(
     private readonly repository: RequestLogRepository,
@@ -84,7 +90,7 @@ export class RequestLogWriter implements OnApplicationBootstrap, BeforeApplicati
       orderId: status < 400 ? orderOf(request, route) : null,
       responseBody: status >= 400 ? errorBodyOf(request.errorBody) : null,
     });
-    if (this.buffer.length === BATCH_ROWS) void this.flush();
+    if (this.buffer.length === BATCH_ROWS) this.flushSoon();
   }
 
   private async writeBuffered(): Promise<void> {
