@@ -141,6 +141,17 @@ async function startReceiver(delayMs: number | null): Promise<Receiver> {
   };
 }
 
+/** The machine's 1-minute load average, sampled every 5 s while a measurement runs: the machine is shared. */
+function sampleLoad(): () => { min: number; max: number } {
+  const samples = [loadavg()[0]];
+  const timer = setInterval(() => samples.push(loadavg()[0]), 5_000);
+  return () => {
+    clearInterval(timer);
+    samples.push(loadavg()[0]);
+    return { min: round(Math.min(...samples), 2), max: round(Math.max(...samples), 2) };
+  };
+}
+
 /** CPU time used so far by a process (utime + stime), in ms; 0 once it has gone. */
 function cpuMsOf(pid: number): number {
   try {
@@ -301,6 +312,7 @@ async function isolation(options: Options): Promise<Record<string, unknown>> {
     const placed: Record<keyof typeof companies, string[]> = { hung: [], slow: [], fast: [] };
     const cpuBefore = bench.app.cpuTimeMs();
     const backendsBefore = await backendsCpuMs(bench);
+    const load = sampleLoad();
     const started = Date.now();
     let n = 0;
     // Each tick places one order of each company, at the same time, `rate` ticks a second.
@@ -328,7 +340,8 @@ async function isolation(options: Options): Promise<Record<string, unknown>> {
          FROM webhook_deliveries WHERE status = 'pending'`,
       )
     ).rows;
-    // The events of each order (order.placed is the only one): wait until the fast company's have all arrived.
+    // The events of each order (order.placed is the only one): wait until the fast and the slow company's have
+    // all arrived (a minute at most).
     const eventsOf = async (orderIds: string[]) =>
       (
         await bench.observer.query<{ id: string }>(
@@ -337,8 +350,11 @@ async function isolation(options: Options): Promise<Record<string, unknown>> {
         )
       ).rows.map((row) => row.id);
     const fastEvents = await eventsOf(placed.fast);
+    const slowEvents = await eventsOf(placed.slow);
+    const arrived = (receiver: Receiver, ids: string[]) => ids.every((id) => receiver.arrivals.has(id));
     const drainedBy = Date.now() + 60_000;
-    while (fastEvents.some((id) => !fast.arrivals.has(id)) && Date.now() < drainedBy) await sleep(100);
+    while (!(arrived(fast, fastEvents) && arrived(slow, slowEvents)) && Date.now() < drainedBy)
+      await sleep(100);
     const result = {
       mode: 'isolation',
       label: options.label,
@@ -348,9 +364,11 @@ async function isolation(options: Options): Promise<Record<string, unknown>> {
       cpuMsPerOrder: { app: round(appCpu / (n || 1), 2), postgres: round(backendCpu / (n || 1), 2) },
       pendingAtEnd: { due: Number(queue.due), all: Number(queue.pending) },
       fast: latencies(fast, fastEvents),
-      slow: latencies(slow, await eventsOf(placed.slow)),
+      slow: latencies(slow, slowEvents),
       hungAttempts: hung.received(),
       loadAverage: loadavg().map((value) => round(value, 2)),
+      /** The 1-minute load average's lowest and highest sample from the first placement to the drain. */
+      load: load(),
     };
     return result;
   } finally {
@@ -390,6 +408,9 @@ async function cost(options: Options): Promise<Record<string, unknown>> {
       });
       companyIds.push(id);
     }
+    // The bench's own inserts skip the foreign-key checks: PostgreSQL runs those as the tables' owner, so
+    // pg_stat_statements would count them as the app's statements (four per delivery).
+    await bench.observer.query('SET session_replication_role = replica');
     let queued = 0;
     // `count` events, each of the next company in turn, with its endpoint's delivery, due at once.
     const queue = (count: number) =>
@@ -425,6 +446,7 @@ async function cost(options: Options): Promise<Record<string, unknown>> {
     await bench.observer.query('SELECT pg_stat_statements_reset()');
     const backendsBefore = await backendsCpuMs(bench);
     const appBefore = bench.app.cpuTimeMs();
+    const load = sampleLoad();
     const started = Date.now();
     if (options.pattern === 'burst') await queue(options.deliveries);
     else {
@@ -478,6 +500,8 @@ async function cost(options: Options): Promise<Record<string, unknown>> {
         query: row.query.replace(/\s+/g, ' ').slice(0, 100),
       })),
       loadAverage: loadavg().map((value) => round(value, 2)),
+      /** The 1-minute load average's lowest and highest sample while the deliveries were sent. */
+      load: load(),
     };
   } finally {
     await bench.stop();

@@ -467,6 +467,26 @@ describe('the order lifecycle and the logistics API (CONTRACT §3, §7)', () => 
       }
     });
 
+    it('moves an order to logistics once however many "sent" race: every one answers 200, one event', async () => {
+      const id = await place();
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          api().post(`/api/v2/logistics/orders/${id}/sent`).set(as(logisticsToken)),
+        ),
+      );
+      expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200));
+      expect(responses.map((response) => (response.body as { state: string }).state)).toEqual(
+        Array(10).fill('SENT_TO_LOGISTICS'),
+      );
+      const events = await service.db.query(
+        `SELECT count(*)::int AS n FROM events WHERE order_id = $1 AND type = 'order.state_changed'`,
+        [id],
+      );
+      expect(events.rows[0].n).toBe(1);
+      const final = await api().get(`/api/v2/order/${id}`).set(as(partner.token)).expect(200);
+      expect(final.body.version).toBe(2);
+    });
+
     it('never makes two rows of one tracking number, however many PUTs race', async () => {
       const id = await place();
       await sent(id).expect(200);

@@ -37,3 +37,13 @@ export class OrderChangedError extends DomainError {
     );
   }
 }
+
+/**
+ * A fact's statement found the order at another version than the one it was decided on: something changed the
+ * order in between. Never reaches a client: the caller decides again under the order's lock.
+ */
+export class OrderMovedError extends Error {
+  constructor() {
+    super('The order changed between its read and the write of a fact.');
+  }
+}

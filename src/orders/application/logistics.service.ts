@@ -8,7 +8,7 @@ import { isStorableText } from '../../kernel/required-text.validator';
 import { UnitOfWork } from '../../platform/database/unit-of-work';
 import { type OrderState, WITH_LOGISTICS } from '../order-state';
 import type { Order } from '../order.entity';
-import { OrderNotFoundError, OrderStateConflictError } from '../orders.errors';
+import { OrderMovedError, OrderNotFoundError, OrderStateConflictError } from '../orders.errors';
 import { OrdersRepository } from '../persistence/orders.repository';
 import type { LogisticsOrderResponse } from '../dto/logistics-order.response';
 import type { OrderResponse } from '../dto/order.response';
@@ -22,12 +22,15 @@ import {
   TRACKING_NUMBER_WHITESPACE,
   type TrackingDto,
 } from '../http/dto/logistics.dto';
-import { OrderFacts } from './order-facts';
+import { type FactRecorded, OrderFacts } from './order-facts';
 
 /**
- * The fulfilment partner's side (CONTRACT §7). Every write locks the order, checks If-Match, checks the
- * order is one logistics may act on (never a test order), then records the fact through OrderFacts, which
- * derives the state through the state machine and writes the audit row and the events, in one transaction.
+ * The fulfilment partner's side (CONTRACT §7). Every write checks If-Match and that the order is one logistics
+ * may act on (never a test order), then records the fact through OrderFacts, which derives the state through
+ * the state machine and writes the order row, the audit row and the events in one statement. A fact that also
+ * writes a row of its own (a tracking, a detailed status, a delivery error) runs in a transaction with the order
+ * locked; "sent" and the completion run on the order as read, their statement applying only to the version
+ * read (see `unlocked`).
  */
 @Injectable()
 export class LogisticsService {
@@ -46,15 +49,14 @@ export class LogisticsService {
 
   /** PLACED → SENT_TO_LOGISTICS. Already with logistics: a no-op. A test or cancelled order: 409. */
   async markSent(actor: Actor, orderId: number, expectedVersion?: number): Promise<LogisticsOrderResponse> {
-    await this.unitOfWork.transaction(async (manager) => {
-      const order = await this.lock(manager, orderId, expectedVersion);
+    const recorded = await this.unlocked(orderId, expectedVersion, (manager, order) => {
       if (order.test) throw new OrderStateConflictError('A test order is never sent to logistics.');
-      if (WITH_LOGISTICS.includes(order.state)) return;
+      if (WITH_LOGISTICS.includes(order.state)) return Promise.resolve(undefined);
       if (order.state === 'CANCELLED')
         throw new OrderStateConflictError('The order has been cancelled: it cannot be sent to logistics.');
-      await this.facts.markSent(manager, actor, order);
+      return this.facts.markSent(manager, actor, order);
     });
-    return this.toResponse(await this.ordersService.getById(orderId));
+    return this.toResponse(recorded?.view ?? (await this.ordersService.getById(orderId)));
   }
 
   /** Creates or replaces one tracking; a delivery date delivers the order, else a dispatch date dispatches it. */
@@ -76,13 +78,15 @@ export class LogisticsService {
       throw fieldError('tracking_number', TRACKING_NUMBER_WHITESPACE);
     let created = false;
     const order = await this.withLogistics(orderId, expectedVersion, async (manager, locked) => {
-      ({ created } = await this.facts.putTracking(manager, actor, locked, trackingNumber, {
+      const recorded = await this.facts.putTracking(manager, actor, locked, trackingNumber, {
         status: input.status ?? null,
         statusDate: this.at(input.status_date),
         dispatchDate: this.at(input.dispatch_date),
         deliveryDate: this.at(input.delivery_date),
         trackingLink: input.tracking_link ?? null,
-      }));
+      });
+      created = recorded.created;
+      return recorded;
     });
     return { created, order };
   }
@@ -123,7 +127,7 @@ export class LogisticsService {
   }
 
   /** The serial number, and the completion date, which moves a DELIVERED order to COMPLETED (409 before). */
-  patch(
+  async patch(
     actor: Actor,
     orderId: number,
     input: LogisticsPatchDto,
@@ -131,32 +135,59 @@ export class LogisticsService {
   ): Promise<LogisticsOrderResponse> {
     if (input.serial_number === undefined && input.final_completion_date === undefined)
       throw fieldError('body', 'Give serial_number, final_completion_date or both.');
-    return this.withLogistics(orderId, expectedVersion, (manager, order) =>
-      this.facts.complete(manager, actor, order, {
-        serialNumber: input.serial_number,
-        finalCompletionDate:
-          input.final_completion_date === undefined ? undefined : this.at(input.final_completion_date),
-      }),
+    const values = {
+      serialNumber: input.serial_number,
+      finalCompletionDate:
+        input.final_completion_date === undefined ? undefined : this.at(input.final_completion_date),
+    };
+    const { view } = await this.unlocked(orderId, expectedVersion, (manager, order) => {
+      assertWithLogistics(order);
+      return this.facts.complete(manager, actor, order, values);
+    });
+    return this.toResponse(view);
+  }
+
+  /**
+   * Decides and records a fact that writes the order row alone (its one statement, atomic by itself) on the
+   * order as read, with no transaction and no lock: the fact's statement writes only while the order still has
+   * the version read, which is what the lock guarantees. When something changed the order in between, it is
+   * decided again under the lock, so the fact and a concurrent update never both succeed and If-Match is checked
+   * against the order written. Two round trips fewer than the lock's (START TRANSACTION, the locking read, COMMIT
+   * against one read).
+   */
+  private async unlocked<T>(
+    orderId: number,
+    expectedVersion: number | undefined,
+    record: (manager: EntityManager, order: Order) => Promise<T>,
+  ): Promise<T> {
+    const order = await this.orders.rowById(orderId);
+    if (!order) throw new OrderNotFoundError();
+    assertUnchanged(order, expectedVersion);
+    try {
+      return await this.unitOfWork.statement((manager) => record(manager, order));
+    } catch (error) {
+      if (!(error instanceof OrderMovedError)) throw error;
+    }
+    return this.unitOfWork.transaction(async (manager) =>
+      record(manager, await this.lock(manager, orderId, expectedVersion)),
     );
   }
 
-  /** Locks the order and records a fact, if logistics may act on it: sent, and never a test order. */
+  /**
+   * Locks the order and records a fact, if logistics may act on it: sent, and never a test order. The answer
+   * is the order as the fact's statement returned it.
+   */
   private async withLogistics(
     orderId: number,
     expectedVersion: number | undefined,
-    record: (manager: EntityManager, order: Order) => Promise<unknown>,
+    record: (manager: EntityManager, order: Order) => Promise<FactRecorded>,
   ): Promise<LogisticsOrderResponse> {
-    await this.unitOfWork.transaction(async (manager) => {
+    const { view } = await this.unitOfWork.transaction(async (manager) => {
       const order = await this.lock(manager, orderId, expectedVersion);
-      if (order.test) throw new OrderStateConflictError('A test order is never processed by logistics.');
-      if (!WITH_LOGISTICS.includes(order.state)) {
-        throw new OrderStateConflictError(
-          `The order is ${order.state}: logistics can record data only once it has been sent to logistics.`,
-        );
-      }
-      await record(manager, order);
+      assertWithLogistics(order);
+      return record(manager, order);
     });
-    return this.toResponse(await this.ordersService.getById(orderId));
+    return this.toResponse(view);
   }
 
   private async lock(
@@ -177,5 +208,15 @@ export class LogisticsService {
 
   private at(value: string | null | undefined): Date | null {
     return value ? this.formats.parseDateTime(value) : null;
+  }
+}
+
+/** Logistics records data only on an order it has been sent, and never on a test order. */
+function assertWithLogistics(order: Order): void {
+  if (order.test) throw new OrderStateConflictError('A test order is never processed by logistics.');
+  if (!WITH_LOGISTICS.includes(order.state)) {
+    throw new OrderStateConflictError(
+      `The order is ${order.state}: logistics can record data only once it has been sent to logistics.`,
+    );
   }
 }

@@ -9,8 +9,11 @@ import { type EventDraft, type OrderAfterChange, orderEvents } from '../events/o
 import type { DeliveryError, DetailedStatus } from '../order-children.entities';
 import type { OrderState } from '../order-state';
 import type { Order } from '../order.entity';
+import { OrderMovedError } from '../orders.errors';
 import { deliveryErrorResponse, detailedStatusResponse, trackingResponse } from '../persistence/order-view';
 import { stateAfterCompletion, stateAfterDeliveryError, stateAfterTracking } from '../domain/logistics-facts';
+import type { OrderResponse } from '../dto/order.response';
+import type { OrderJsonRow } from '../persistence/order-json';
 import { OrdersRepository } from '../persistence/orders.repository';
 import { OrderFactsRepository, type TrackingValues } from '../persistence/order-facts.repository';
 
@@ -20,6 +23,12 @@ export type DeliveryErrorFact = Pick<DeliveryError, 'status' | 'date' | 'resolut
 export type CompletionFact = Partial<Pick<Order, 'serialNumber' | 'finalCompletionDate'>>;
 
 const COMPLETION_FIELDS = { serialNumber: 'serial_number', finalCompletionDate: 'final_completion_date' };
+
+/** The order once a fact is recorded: its row's values, and its response object as the fact's statement built it. */
+export interface FactRecorded {
+  order: Order;
+  view: OrderJsonRow<OrderResponse>;
+}
 
 /** What one fact did, for the order row and the audit trail. */
 interface Recorded {
@@ -37,7 +46,8 @@ interface Recorded {
  * The facts of the fulfilment (CONTRACT §3, §7): each records itself on an order the caller has locked, derives
  * the state through the state machine (never backwards), and writes the order row, the audit row and the
  * events in the caller's transaction. Who may record which fact on which order is the caller's rule: the
- * logistics API for real orders, the sandbox for test orders. Each returns the order as it now stands.
+ * logistics API for real orders, the sandbox for test orders. Each returns the order as it now stands, as row
+ * values and as its response object (no read after the write).
  */
 @Injectable()
 export class OrderFacts {
@@ -51,7 +61,7 @@ export class OrderFacts {
   ) {}
 
   /** The order is with logistics now (SENT_TO_LOGISTICS). */
-  markSent(manager: EntityManager, actor: Actor, order: Order): Promise<Order> {
+  markSent(manager: EntityManager, actor: Actor, order: Order): Promise<FactRecorded> {
     return this.apply(manager, actor, order, {
       action: 'order.sent_to_logistics',
       changedFields: [],
@@ -66,9 +76,9 @@ export class OrderFacts {
     order: Order,
     trackingNumber: string,
     tracking: TrackingValues,
-  ): Promise<{ created: boolean; order: Order }> {
+  ): Promise<FactRecorded & { created: boolean }> {
     const created = await this.facts.upsertTracking(manager, order, trackingNumber, tracking);
-    const after = await this.apply(manager, actor, order, {
+    const recorded = await this.apply(manager, actor, order, {
       action: created ? 'order.tracking_added' : 'order.tracking_replaced',
       changedFields: ['trackings'],
       state: stateAfterTracking(order.state, tracking),
@@ -79,7 +89,7 @@ export class OrderFacts {
           !created,
         ),
     });
-    return { created, order: after };
+    return { created, ...recorded };
   }
 
   async addDetailedStatus(
@@ -87,7 +97,7 @@ export class OrderFacts {
     actor: Actor,
     order: Order,
     input: DetailedStatusFact,
-  ): Promise<Order> {
+  ): Promise<FactRecorded> {
     const status = { ...input, orderId: order.id };
     await this.facts.insertDetailedStatus(manager, status);
     return this.apply(manager, actor, order, {
@@ -104,7 +114,7 @@ export class OrderFacts {
     actor: Actor,
     order: Order,
     input: DeliveryErrorFact,
-  ): Promise<Order> {
+  ): Promise<FactRecorded> {
     const state = stateAfterDeliveryError(order.state, input.resolution);
     const deliveryError = { ...input, orderId: order.id };
     await this.facts.insertDeliveryError(manager, deliveryError);
@@ -117,7 +127,12 @@ export class OrderFacts {
   }
 
   /** The serial number, and the completion date, which moves a DELIVERED order to COMPLETED (409 before). */
-  complete(manager: EntityManager, actor: Actor, order: Order, values: CompletionFact): Promise<Order> {
+  complete(
+    manager: EntityManager,
+    actor: Actor,
+    order: Order,
+    values: CompletionFact,
+  ): Promise<FactRecorded> {
     const given = (Object.keys(COMPLETION_FIELDS) as (keyof CompletionFact)[])
       .filter((field) => values[field] !== undefined)
       .map((field) => COMPLETION_FIELDS[field]);
@@ -132,22 +147,24 @@ export class OrderFacts {
   }
 
   /**
-   * Writes the order row (state, values, updated_at, version), the audit row and the events in one statement;
-   * the company's write position is recorded once the transaction commits, as AuditService.record would.
+   * Writes the order row (state, values, updated_at, version), the audit row and the events in one statement,
+   * which returns the order's response object; the company's write position is recorded once the transaction
+   * commits, as AuditService.record would. The statement writes only if the order still has the version it
+   * was read with (always so under its lock): else OrderMovedError, nothing written.
    */
   private async apply(
     manager: EntityManager,
     actor: Actor,
     order: Order,
     recorded: Recorded,
-  ): Promise<Order> {
+  ): Promise<FactRecorded> {
     const stateChanged = recorded.state !== order.state;
     const after = { ...order, ...recorded.values, state: recorded.state, version: order.version + 1 };
     const drafts = [
       ...(recorded.event ? [recorded.event(after)] : []),
       ...(stateChanged ? [orderEvents.stateChanged(after, order.state)] : []),
     ];
-    await this.orders.recordFact(
+    const view = await this.orders.recordFact(
       manager,
       order,
       { state: recorded.state, ...recorded.values },
@@ -159,8 +176,9 @@ export class OrderFacts {
       }),
       this.events.draftColumns(drafts),
     );
+    if (!view) throw new OrderMovedError();
     this.events.writtenBy(manager, drafts);
     await this.positions.changed(manager, order.companyId);
-    return after;
+    return { order: after, view };
   }
 }

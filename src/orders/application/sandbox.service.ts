@@ -73,7 +73,7 @@ export class SandboxService {
     let after: Order;
     switch (step.fact) {
       case 'sent':
-        after = await this.facts.markSent(manager, actor, order);
+        ({ order: after } = await this.facts.markSent(manager, actor, order));
         break;
       case 'dispatched':
         ({ order: after } = await this.facts.putTracking(manager, actor, order, trackingNumber, {
@@ -94,19 +94,19 @@ export class SandboxService {
         }));
         break;
       case 'completed':
-        after = await this.facts.complete(manager, actor, order, { finalCompletionDate: now });
+        ({ order: after } = await this.facts.complete(manager, actor, order, { finalCompletionDate: now }));
         break;
       case 'cancelled':
-        after = await this.facts.addDeliveryError(manager, actor, order, {
+        ({ order: after } = await this.facts.addDeliveryError(manager, actor, order, {
           status: 'Cancelled',
           date: now,
           resolution: 'Cancel',
           comment: DESCRIPTION,
-        });
+        }));
         break;
     }
     const delivering = step.fact === 'dispatched' || step.fact === 'delivered';
-    return this.facts.addDetailedStatus(manager, actor, after, {
+    const { order: recorded } = await this.facts.addDetailedStatus(manager, actor, after, {
       status: STATUS_OF[step.fact],
       statusDate: now,
       location: LOCATION,
@@ -114,6 +114,7 @@ export class SandboxService {
       trackingNumber: delivering ? trackingNumber : null,
       trackingLink: step.fact === 'delivered' ? sandboxTrackingLink(trackingNumber) : null,
     });
+    return recorded;
   }
 }
 
