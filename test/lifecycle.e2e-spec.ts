@@ -475,7 +475,9 @@ describe('the order lifecycle and the logistics API (CONTRACT §3, §7)', () => 
         ),
       );
       expect(responses.map((response) => response.status)).toEqual(Array(10).fill(200));
-      expect(responses.map((response) => response.body.state)).toEqual(Array(10).fill('SENT_TO_LOGISTICS'));
+      expect(responses.map((response) => (response.body as { state: string }).state)).toEqual(
+        Array(10).fill('SENT_TO_LOGISTICS'),
+      );
       const events = await service.db.query(
         `SELECT count(*)::int AS n FROM events WHERE order_id = $1 AND type = 'order.state_changed'`,
         [id],
