@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AdminOrdersModule } from './admin-orders/admin-orders.module';
+import { RequestLogModule } from './request-log/request-log.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { ApiExceptionFilter } from './platform/http/exception.filter';
@@ -43,6 +44,7 @@ export const FEATURES = [
   WebhooksModule,
   SandboxModule,
   AdminOrdersModule,
+  RequestLogModule,
 ];
 
 @Module({})

@@ -36,7 +36,13 @@ export async function createApp(
     logDestination,
   );
   const app = await NestFactory.create<NestExpressApplication>(
-    AppModule.forRoot({ env, databaseUrl, logger: requestLog.logger, deviceCredentialsKey }),
+    AppModule.forRoot({
+      env,
+      databaseUrl,
+      logger: requestLog.logger,
+      deviceCredentialsKey,
+      requestEnds: requestLog.ends,
+    }),
     {
       bufferLogs: true,
       // A failed start is reported by bootstrap's one line: no abort, and none of the buffered framework lines.

@@ -204,8 +204,9 @@ describe('hostile input, on every route with a body or a query', () => {
       console.log(
         `${name}: ${keys.length} bytes; 100,000 unknown keys ${keysMs.toFixed(0)} ms, one string ${stringMs.toFixed(0)} ms`,
       );
-      // Quadratic before (10-27 s); what is left is V8's JSON.parse building 100,000 properties (linear).
-      expect(keysMs).toBeLessThan(Math.max(3_000, 6 * stringMs));
+      // Quadratic before (10-27 s on a quiet machine); what is left is V8's JSON.parse building 100,000 properties
+      // (linear): 1-3 s quiet, up to 5 s on a loaded two-core CI machine, the contract hook's check included.
+      expect(keysMs).toBeLessThan(Math.max(8_000, 6 * stringMs));
     });
 
     it('ignores unknown keys inside a nested object too (a product variation)', async () => {

@@ -86,6 +86,12 @@ describe('the OpenAPI document', () => {
     ['delete', '/api/v2/webhooks/{id}', [200, 401, 403, 404, 429]],
     ['get', '/api/v2/webhooks/{id}/deliveries', [200, 400, 401, 403, 404, 429]],
     ['post', '/api/v2/webhooks/{id}/deliveries/{deliveryId}/retry', [200, 401, 403, 404, 409, 429]],
+    ['get', '/api/v2/requests', [200, 400, 401, 403, 429]],
+    ['get', '/api/v2/requests/errors', [200, 400, 401, 403, 429]],
+    ['get', '/api/v2/requests/{request_id}', [200, 401, 403, 404, 429]],
+    ['get', '/api/v2/admin/requests', [200, 400, 401, 403, 429]],
+    ['get', '/api/v2/admin/requests/errors', [200, 400, 401, 403, 429]],
+    ['get', '/api/v2/admin/requests/{request_id}', [200, 401, 403, 404, 429]],
   ];
 
   it.each(ROUTES)(

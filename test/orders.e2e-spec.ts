@@ -660,6 +660,7 @@ describe('orders: placing, reading, listing and updating', () => {
         dinein: false,
         shop_number: 'S-9',
         updated_at: minutes((await storedOrder(id)).updated_at as Date),
+        version: (await storedOrder(id)).version,
       });
     });
 

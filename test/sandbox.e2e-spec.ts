@@ -230,7 +230,7 @@ describe('the partner sandbox: POST /order/{id}/simulate (CONTRACT §4.9)', () =
     });
   });
 
-  it('carries concurrent simulations on from each other: a 409 names the state the order is in, never an allowed move', async () => {
+  it('answers concurrent simulations as if sent one after the other: a 409 names the state the order is in, never an allowed move', async () => {
     const refusal = /^The order is ([A-Z_]+): the sandbox cannot move it to ([A-Z_]+)\.$/;
     const forbidden = (response: request.Response) => {
       const [, state, to] = refusal.exec(response.body.message as string) ?? [];

@@ -119,6 +119,13 @@ describe('secrets: device credentials at rest and in logs (OWASP API3)', () => {
         password,
       ]);
       await service.db.query('DELETE FROM migrations WHERE name = $1', [SEALING_MIGRATION]);
+      // Reads at once: several of the app's connections prepare the order's statement, whose plan the migration
+      // below makes stale on each of them (as another instance's migration does during a deploy).
+      const readsAtOnce = () =>
+        Promise.all(
+          Array.from({ length: 8 }, () => api().get(`/api/v2/order/${id}`).set('Authorization', bearer())),
+        );
+      await readsAtOnce();
 
       const withoutKey = await runNode(MIGRATE, ['run'], { DATABASE_URL: service.databaseUrl });
       expect(withoutKey.code).toBe(1);
@@ -136,6 +143,7 @@ describe('secrets: device credentials at rest and in logs (OWASP API3)', () => {
       const row = await stored(id);
       expect(row.login).toMatch(SEALED);
       expect(row.whole).not.toContain(password);
+      expect((await readsAtOnce()).map((response) => response.status)).toEqual(Array(8).fill(200));
       expect(await readBack(id)).toMatchObject({ login, password });
     });
 

@@ -108,6 +108,7 @@ describe('SQL snapshots (queries/*.sql)', () => {
     service = await startApp({
       env: {
         LOG_SQL: 'true',
+        REQUEST_LOG_FLUSH_MS: '20',
         WEBHOOK_ALLOW_PRIVATE: 'true',
         WEBHOOK_POLL_INTERVAL_MS: '200',
         RATE_LIMIT_PER_MINUTE: '100000',
@@ -146,6 +147,19 @@ describe('SQL snapshots (queries/*.sql)', () => {
 
   it('read-order', async () => {
     expectSnapshot('read-order', await partnerGet(`/api/v2/order/${orderId}`));
+  });
+
+  it('request-log: a page of the list with a filter, the errors grouped, a request with what it caused', async () => {
+    expectSnapshot('request-log-list', await partnerGet('/api/v2/requests?status=2xx&per_page=5'));
+    expectSnapshot('request-log-errors', await partnerGet('/api/v2/requests/errors?from=2026-01-01'));
+    // The placement's request (sql-snapshot-2), once the writer has written it: its order, events and deliveries.
+    await eventually(
+      async () =>
+        (await service.db.query(`SELECT 1 FROM request_log WHERE request_id = 'sql-snapshot-2'`)).rowCount ===
+        1,
+      () => 'the placement never reached the request log',
+    );
+    expectSnapshot('request-log-detail', await partnerGet('/api/v2/requests/sql-snapshot-2'));
   });
 
   it('comment', async () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type EntityManager, In } from 'typeorm';
+import { Between, DataSource, type EntityManager, In } from 'typeorm';
 import { type PreparedStatement, PreparedStatements } from '../platform/database/prepared-statements';
 import { AppMetrics } from '../platform/metrics/app-metrics';
 import { subjectTypeOf } from './event-catalog';
@@ -115,6 +115,22 @@ export class EventsRepository {
       select: { id: true, type: true, createdAt: true },
       where: { subjectType, subjectId },
       order: { id: 'DESC' },
+      take: limit,
+    });
+  }
+
+  /** The events about one subject written between two instants (inclusive), oldest first (events_subject_idx). */
+  ofSubjectBetween(
+    subjectType: string,
+    subjectId: number,
+    from: Date,
+    to: Date,
+    limit: number,
+  ): Promise<OutboxEvent[]> {
+    return this.dataSource.manager.find(OutboxEvent, {
+      select: { id: true, type: true, createdAt: true },
+      where: { subjectType, subjectId, createdAt: Between(from, to) },
+      order: { id: 'ASC' },
       take: limit,
     });
   }

@@ -63,4 +63,15 @@ export class EventsService {
   ofSubject(subjectType: string, subjectId: number, limit: number): Promise<Omit<StoredEvent, 'data'>[]> {
     return this.events.ofSubject(subjectType, subjectId, limit);
   }
+
+  /** The events about one subject written between two instants (inclusive), oldest first, without their data. */
+  ofSubjectBetween(
+    subjectType: string,
+    subjectId: number,
+    from: Date,
+    to: Date,
+    limit: number,
+  ): Promise<Omit<StoredEvent, 'data'>[]> {
+    return this.events.ofSubjectBetween(subjectType, subjectId, from, to, limit);
+  }
 }

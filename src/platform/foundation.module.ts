@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { CommonModule } from './formats/formats.module';
 import type { Environment } from './config/environment';
 import type { EntityList } from './database/data-source-options';
+import type { RequestEnds } from './http/request-ends';
 import { DatabaseModule } from './database/database.module';
 import { LoggingModule } from './logging/logging.module';
 
@@ -18,6 +19,8 @@ export interface FoundationSettings {
   logger: Logger;
   /** Seals device credentials at rest (resolveDeviceCredentialsKey). */
   deviceCredentialsKey: Buffer;
+  /** Every request that ended (the request log middleware's), for the API; unset for the CLI. */
+  requestEnds?: RequestEnds;
 }
 
 /** What the API and the CLI both stand on: configuration, logging, the database and the shared formats. */
@@ -29,6 +32,7 @@ export class FoundationModule {
     entities,
     logger,
     deviceCredentialsKey,
+    requestEnds,
   }: FoundationSettings): DynamicModule {
     return {
       module: FoundationModule,
@@ -39,7 +43,7 @@ export class FoundationModule {
           skipProcessEnv: true,
           load: [() => ({ ...env })],
         }),
-        LoggingModule.forRoot(logger),
+        LoggingModule.forRoot(logger, requestEnds),
         DatabaseModule.forRoot({
           url: databaseUrl,
           directUrl: env.DATABASE_DIRECT_URL ?? databaseUrl,

@@ -37,11 +37,12 @@ export const FAST_DISPATCH = {
 export const NO_ANSWER = 0;
 
 /**
- * A local webhook receiver. `answer` decides each request's status from what it is and what came before it
+ * A local webhook receiver, on `port` (default: a free one). `answer` decides each request's status from what it is and what came before it
  * (for example: fail the first two tries of each webhook-id), or NO_ANSWER.
  */
 export async function startWebhookReceiver(
   answer: (request: Omit<ReceivedWebhook, 'status'>, before: ReceivedWebhook[]) => number = () => 200,
+  port = 0,
 ): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const server: Server = createServer((request, response) => {
@@ -60,12 +61,11 @@ export async function startWebhookReceiver(
       response.writeHead(status, { 'content-type': 'text/plain', ...location }).end('ok');
     });
   });
-  server.listen(0, '127.0.0.1');
+  server.listen(port, '127.0.0.1');
   await once(server, 'listening');
   const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : port}`,
     received,
     at: (path) => received.filter((entry) => entry.path === path),
     waitFor: (predicate, timeoutMs) =>

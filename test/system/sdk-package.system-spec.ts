@@ -1,4 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import request from 'supertest';
 import { issueAdminToken, startApp, type TestApp } from '../harness/app';
 import { eventually } from '../harness/eventually';
 import { Fixtures } from '../harness/factories';
-import { jsonLines, runNode } from '../harness/run-node';
+import { jsonLines, runNode, runProcess } from '../harness/run-node';
 import { copySdkFolder, PARTNER_COMPILER_OPTIONS, SDK } from '../harness/sdk-package';
 import {
   FAST_DISPATCH,
@@ -163,6 +164,7 @@ describe('the SDK package, packed from a copy of its folder and installed into a
         'dist/esm/index.d.ts',
         'dist/cjs/index.js',
         'dist/cjs/index.d.ts',
+        'dist/esm/cli/main.js',
         'openapi.json',
         'README.md',
       ]),
@@ -360,6 +362,52 @@ describe('the SDK package, packed from a copy of its folder and installed into a
     expect(lines.filter((line) => line.product).length).toBeGreaterThan(0);
     expect(lines).toContainEqual({ status: 404, request_id: expect.stringMatching(/\S/) });
   });
+
+  it('runs its command-line tool with npx restaurant-orders: --help, bad input, trigger, listen stopped by Ctrl-C', async () => {
+    const partner = await fixtures.partner();
+    const env = { HOME: scratch, RESTAURANT_ORDERS_URL: app.url, RESTAURANT_ORDERS_TOKEN: partner.token };
+    // npm's own notices (a newer npm) off: stderr is the tool's alone.
+    const npx = (args: string[]) =>
+      runProcess(
+        'npx',
+        ['--no-install', 'restaurant-orders', ...args],
+        { ...env, npm_config_update_notifier: 'false' },
+        project,
+      );
+
+    const help = await npx(['--help']);
+    expect({ code: help.code, stderr: help.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(help.stdout).toMatch(/^Usage: restaurant-orders .*\n[\s\S]*listen [\s\S]*trigger [\s\S]*logs/);
+    const bad = await npx(['trigger', 'order.shipped']);
+    expect({ code: bad.code, stdout: bad.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(bad.stderr).toMatch(/^restaurant-orders: .*Unknown event type "order\.shipped".*\n$/);
+
+    const trigger = await npx(['trigger', 'order.placed']);
+    expect({ code: trigger.code, stderr: trigger.stderr }).toEqual({ code: 0, stderr: '' });
+    const orderId = Number(/\(order (\d+),/.exec(trigger.stdout)?.[1]);
+    const { rows } = await app.db.query('SELECT company_id, test FROM orders WHERE id = $1', [orderId]);
+    expect(rows).toEqual([{ company_id: partner.companyId, test: true }]);
+
+    // The installed bin itself (npx's shell would stand between the signal and the tool).
+    const listen = spawn(
+      join(project, 'node_modules', '.bin', 'restaurant-orders'),
+      ['listen', '--forward-to', `${receiver.url}/cli`],
+      { cwd: project, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    examples.push(listen);
+    let printed = '';
+    listen.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    listen.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+    await eventually(
+      () => printed.includes('Ready.'),
+      () => `listen did not start: ${printed}`,
+    );
+    listen.kill('SIGINT');
+    const [code] = (await once(listen, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    expect(printed).toMatch(/Webhook signing secret: whsec_/);
+    expect(`${help.stdout}${bad.stderr}${trigger.stdout}${printed}`).not.toContain(partner.token);
+  }, 60_000);
 
   it('compiles and runs as CommonJS under module node16: its require build and declarations', async () => {
     const commonjs = join(project, 'cjs');

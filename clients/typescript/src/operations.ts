@@ -62,6 +62,12 @@ export const OPERATIONS = {
   simulateOrder: { method: 'POST', path: '/api/v2/order/{id}/simulate' },
   listAdminOrders: { method: 'GET', path: '/api/v2/admin/orders' },
   getAdminOrder: { method: 'GET', path: '/api/v2/admin/orders/{id}' },
+  listRequests: { method: 'GET', path: '/api/v2/requests' },
+  listRequestErrors: { method: 'GET', path: '/api/v2/requests/errors' },
+  getRequest: { method: 'GET', path: '/api/v2/requests/{request_id}' },
+  listAdminRequests: { method: 'GET', path: '/api/v2/admin/requests' },
+  listAdminRequestErrors: { method: 'GET', path: '/api/v2/admin/requests/errors' },
+  getAdminRequest: { method: 'GET', path: '/api/v2/admin/requests/{request_id}' },
 } as const;
 
 /** A method per operation of the document, named by its operationId, typed as the path call it makes. */
@@ -134,7 +140,7 @@ export interface OperationMethods {
   listWebhooks: PathCalls<'/api/v2/admin/webhooks'>['GET'];
   /** Get a webhook endpoint: `GET /api/v2/admin/webhooks/{id}`. */
   getWebhook: PathCalls<'/api/v2/admin/webhooks/{id}'>['GET'];
-  /** Change a webhook endpoint's event types, disable or enable it: `PATCH /api/v2/admin/webhooks/{id}`. */
+  /** Change a webhook endpoint's URL or event types, disable or enable it: `PATCH /api/v2/admin/webhooks/{id}`. */
   updateWebhook: PathCalls<'/api/v2/admin/webhooks/{id}'>['PATCH'];
   /** Delete a webhook endpoint: `DELETE /api/v2/admin/webhooks/{id}`. */
   deleteWebhook: PathCalls<'/api/v2/admin/webhooks/{id}'>['DELETE'];
@@ -152,7 +158,7 @@ export interface OperationMethods {
   listPartnerWebhooks: PathCalls<'/api/v2/webhooks'>['GET'];
   /** Get one of your webhook endpoints: `GET /api/v2/webhooks/{id}`. */
   getPartnerWebhook: PathCalls<'/api/v2/webhooks/{id}'>['GET'];
-  /** Change your webhook endpoint's event types, disable or enable it: `PATCH /api/v2/webhooks/{id}`. */
+  /** Change your webhook endpoint's URL or event types, disable or enable it: `PATCH /api/v2/webhooks/{id}`. */
   updatePartnerWebhook: PathCalls<'/api/v2/webhooks/{id}'>['PATCH'];
   /** Delete one of your webhook endpoints: `DELETE /api/v2/webhooks/{id}`. */
   deletePartnerWebhook: PathCalls<'/api/v2/webhooks/{id}'>['DELETE'];
@@ -168,4 +174,16 @@ export interface OperationMethods {
   listAdminOrders: PathCalls<'/api/v2/admin/orders'>['GET'];
   /** Get an order with its company and timeline: `GET /api/v2/admin/orders/{id}`. */
   getAdminOrder: PathCalls<'/api/v2/admin/orders/{id}'>['GET'];
+  /** List your requests: `GET /api/v2/requests`. */
+  listRequests: PathCalls<'/api/v2/requests'>['GET'];
+  /** Your failed requests, grouped: `GET /api/v2/requests/errors`. */
+  listRequestErrors: PathCalls<'/api/v2/requests/errors'>['GET'];
+  /** Get one of your requests: `GET /api/v2/requests/{request_id}`. */
+  getRequest: PathCalls<'/api/v2/requests/{request_id}'>['GET'];
+  /** List the companies' requests: `GET /api/v2/admin/requests`. */
+  listAdminRequests: PathCalls<'/api/v2/admin/requests'>['GET'];
+  /** The companies' failed requests, grouped: `GET /api/v2/admin/requests/errors`. */
+  listAdminRequestErrors: PathCalls<'/api/v2/admin/requests/errors'>['GET'];
+  /** Get a company's request: `GET /api/v2/admin/requests/{request_id}`. */
+  getAdminRequest: PathCalls<'/api/v2/admin/requests/{request_id}'>['GET'];
 }

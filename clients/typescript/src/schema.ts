@@ -887,6 +887,129 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v2/requests': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List your requests
+     * @description Your company's requests, newest first, 25 at most per page; filters combine with AND. Never a request body
+     *     or a token: for a 4xx or 5xx, the body it was answered with.
+     */
+    get: operations['listRequests'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/requests/errors': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your failed requests, grouped
+     * @description Your failed requests (4xx and 5xx) of the window (`from`, `to`; the 14 days kept when unset), grouped by
+     *     route, status and message, the largest groups first (at most 100), each with its newest request's id.
+     */
+    get: operations['listRequestErrors'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/requests/{request_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get one of your requests
+     * @description One of your requests by its X-Request-Id (the newest, if your client sent one id twice), with what it caused:
+     *     the order it placed, changed or read, and the events it wrote with the state of their webhook deliveries.
+     */
+    get: operations['getRequest'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/admin/requests': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the companies' requests
+     * @description Every company's requests (or one company's), newest first, with the partner routes' filters.
+     */
+    get: operations['listAdminRequests'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/admin/requests/errors': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The companies' failed requests, grouped
+     * @description The failed requests of the window, grouped by company, route, status and message, the largest first.
+     */
+    get: operations['listAdminRequestErrors'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/admin/requests/{request_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a company's request
+     * @description Any company's request by its X-Request-Id (the newest of that id), with what it caused.
+     */
+    get: operations['getAdminRequest'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3070,6 +3193,378 @@ export interface components {
        * @example false
        */
       timeline_truncated: boolean;
+    };
+    RequestLogEntryResponse: {
+      /**
+       * @description When it arrived (service time zone).
+       * @example 2026-11-28T07:30
+       */
+      created_at: string;
+      /**
+       * @description The body of a 4xx or 5xx answer (the contract's error body), null for any other status. The request's own body
+       *     is never recorded.
+       * @example {
+       *       "message": "Order can no longer be updated: it has been sent to logistics."
+       *     }
+       */
+      response_body: {
+        [key: string]: unknown;
+      } | null;
+      /**
+       * @description Its X-Request-Id (the client's own when it sent one).
+       * @example 4f1c2f0e-5b0a-4c4e-9d8e-1f0a2b3c4d5e
+       */
+      request_id: string;
+      /** @example POST */
+      method: string;
+      /**
+       * @description The route template it matched; null for a path no route serves.
+       * @example /api/v2/order/:id/update
+       */
+      route: string | null;
+      /**
+       * @description The path it was sent to, without the query.
+       * @example /api/v2/order/123/update
+       */
+      path: string;
+      /**
+       * Format: int32
+       * @description The status it was answered with.
+       * @example 409
+       */
+      status: number;
+      /**
+       * Format: int32
+       * @example 12
+       */
+      duration_ms: number;
+      /**
+       * Format: int32
+       * @example 1
+       */
+      company_id: number;
+      /**
+       * Format: int32
+       * @description The token it was made with.
+       * @example 7
+       */
+      token_id: number;
+      /**
+       * @description The person the token was issued to.
+       * @example alice
+       */
+      user_name: string;
+      /**
+       * @description Its Idempotency-Key header, or null.
+       * @example order-2026-11-28-0042
+       */
+      idempotency_key: string | null;
+      /**
+       * Format: int32
+       * @description The order a successful request placed, changed or read; null otherwise.
+       * @example 123
+       */
+      order_id: number | null;
+    };
+    RequestLogEntryPage: {
+      data: components['schemas']['RequestLogEntryResponse'][];
+      links: components['schemas']['PageLinks'];
+      meta: components['schemas']['PageMeta'];
+    };
+    RequestErrorGroupResponse: {
+      /** @example 2026-11-28T07:30 */
+      latest_at: string;
+      /** @example /api/v2/order/:id/update */
+      route: string | null;
+      /**
+       * Format: int32
+       * @example 409
+       */
+      status: number;
+      /**
+       * @description The error body's `message`.
+       * @example Order can no longer be updated: it has been sent to logistics.
+       */
+      message: string | null;
+      /**
+       * Format: int32
+       * @example 17
+       */
+      count: number;
+      /**
+       * @description The newest of them: its detail is GET /requests/{request_id}.
+       * @example 4f1c2f0e-5b0a-4c4e-9d8e-1f0a2b3c4d5e
+       */
+      latest_request_id: string;
+      /**
+       * Format: int32
+       * @example 1
+       */
+      company_id: number;
+    };
+    RequestErrorGroupsResponse: {
+      data: components['schemas']['RequestErrorGroupResponse'][];
+    };
+    RequestEventDeliveryResponse: {
+      /**
+       * Format: int64
+       * @description The delivery's id in its endpoint's delivery log (GET /webhooks/{id}/deliveries).
+       * @example 981
+       */
+      id: number;
+      /**
+       * @description pending (waiting for a try or a retry), succeeded, failed (given up), cancelled (endpoint deleted or gone).
+       * @example succeeded
+       * @enum {string}
+       */
+      status: 'pending' | 'paused' | 'succeeded' | 'failed' | 'cancelled';
+      /**
+       * Format: int32
+       * @example 3
+       */
+      endpoint_id: number;
+      /**
+       * Format: int32
+       * @example 1
+       */
+      attempt_count: number;
+      /**
+       * Format: int32
+       * @description The receiver's HTTP status on the last try; null when none was made or it did not answer.
+       * @example 200
+       */
+      last_status_code: number | null;
+    };
+    RequestEventResponse: {
+      /**
+       * @example order.placed
+       * @enum {string}
+       */
+      type:
+        | 'order.placed'
+        | 'order.updated'
+        | 'order.comment'
+        | 'order.state_changed'
+        | 'order.tracking'
+        | 'order.detailed_status'
+        | 'order.delivery_error';
+      /** @example 2026-11-28T07:30 */
+      created_at: string;
+      /**
+       * @description The event's id, as in the feed and in webhook-id.
+       * @example evt_1042
+       */
+      id: string;
+      /** @description At most 10 per event, by id. */
+      deliveries: components['schemas']['RequestEventDeliveryResponse'][];
+    };
+    RequestLogDetailResponse: {
+      /**
+       * @description When it arrived (service time zone).
+       * @example 2026-11-28T07:30
+       */
+      created_at: string;
+      /**
+       * @description The body of a 4xx or 5xx answer (the contract's error body), null for any other status. The request's own body
+       *     is never recorded.
+       * @example {
+       *       "message": "Order can no longer be updated: it has been sent to logistics."
+       *     }
+       */
+      response_body: {
+        [key: string]: unknown;
+      } | null;
+      /** @description The order the request placed, changed or read, as GET /order/{id} returns it now; null for none. */
+      order: {
+        /** @example 2026-11-22T07:30 */
+        created_at: string;
+        /**
+         * @description Set by logistics when the order is complete; null until then.
+         * @example 2026-11-23T12:00
+         */
+        final_completion_date: string | null;
+        /** @description The latest detailed status reported (by status_date), or null. */
+        detailed_status: {
+          /** @example 2026-11-22T09:15 */
+          status_date: string;
+          /** @example Out for delivery */
+          status: string;
+          /** @example Bratislava depot */
+          location: string | null;
+          /** @example Courier has the parcel */
+          description: string | null;
+          /** @example PKG123456789 */
+          tracking_number: string | null;
+          /** @example https://track.example.com/PKG123456789 */
+          tracking_link: string | null;
+        } | null;
+        /**
+         * @example PLACED
+         * @enum {string}
+         */
+        state:
+          'PLACED' | 'TEST' | 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
+        /**
+         * @description Moves with every change to the order or its trackings, statuses, errors and comments.
+         * @example 2026-11-22T07:45
+         */
+        updated_at: string;
+        comments: components['schemas']['CommentResponse'][];
+        /**
+         * Format: int32
+         * @example 123
+         */
+        order_id: number;
+        /**
+         * @description The site, a dash and the order id padded to 7 digits.
+         * @example SK-0000123
+         */
+        order_ref: string;
+        /** @example Jana */
+        first_name: string;
+        /** @example Nováková */
+        last_name: string;
+        /** @example Bistro Group s.r.o. */
+        consignee: string;
+        /** @example jana.novakova@example.com */
+        email: string;
+        /** @example +421900123456 */
+        phone: string;
+        /** @example 81101 */
+        zip: string;
+        /** @example Bratislava */
+        city: string;
+        /** @example Obchodná */
+        street: string;
+        /** @example 12 */
+        house_number: string;
+        /** @example 2 */
+        floor: string | null;
+        /** @example B */
+        door: string | null;
+        /** @example Mo-Fr 10:00-22:00 */
+        opening_hours: string | null;
+        /**
+         * Format: int32
+         * @example 2
+         */
+        product_id: number;
+        /**
+         * Format: int32
+         * @example 4
+         */
+        product_variation_id: number | null;
+        /**
+         * @description Device login, as submitted.
+         * @example bistro-12
+         */
+        login: string;
+        /**
+         * @description Device password, as submitted.
+         * @example device-secret
+         */
+        password: string;
+        /**
+         * @example REGULAR
+         * @enum {string}
+         */
+        order_type: 'REGULAR' | 'EXCHANGE' | 'RETURN';
+        original_order_id: string | null;
+        trackings: components['schemas']['TrackingResponse'][];
+        /** @description Set by logistics; null until then. */
+        serial_number: string | null;
+        delivery_errors: components['schemas']['DeliveryErrorResponse'][];
+        /** @example M-4411 */
+        merchant_id: string;
+        /**
+         * @description True while POST /order/{id}/update would accept an update (state PLACED or TEST).
+         * @example true
+         */
+        editable: boolean;
+        /** @example false */
+        test: boolean;
+        /** @example sk */
+        country: string | null;
+        /** @example Ring twice */
+        note: string | null;
+        /** @example Back entrance */
+        details: string | null;
+        corrected_order_ID: string | null;
+        /**
+         * Format: int32
+         * @example 17
+         */
+        oms_user_id: number | null;
+        /** @example false */
+        retail: boolean | null;
+        /** @example false */
+        dinein: boolean | null;
+        /** @example S-22 */
+        shop_number: string | null;
+        /**
+         * Format: int32
+         * @description Moves with every change to the order (as updated_at does): the ETag of GET /order/{id}. Send it as If-Match: "<version>" on update, cancel or simulate to change the order only if it is still as read.
+         * @example 3
+         */
+        version: number;
+      } | null;
+      /** @description The events of that order written while the request ran, oldest first (at most 100). */
+      events: components['schemas']['RequestEventResponse'][];
+      /**
+       * @description Its X-Request-Id (the client's own when it sent one).
+       * @example 4f1c2f0e-5b0a-4c4e-9d8e-1f0a2b3c4d5e
+       */
+      request_id: string;
+      /** @example POST */
+      method: string;
+      /**
+       * @description The route template it matched; null for a path no route serves.
+       * @example /api/v2/order/:id/update
+       */
+      route: string | null;
+      /**
+       * @description The path it was sent to, without the query.
+       * @example /api/v2/order/123/update
+       */
+      path: string;
+      /**
+       * Format: int32
+       * @description The status it was answered with.
+       * @example 409
+       */
+      status: number;
+      /**
+       * Format: int32
+       * @example 12
+       */
+      duration_ms: number;
+      /**
+       * Format: int32
+       * @example 1
+       */
+      company_id: number;
+      /**
+       * Format: int32
+       * @description The token it was made with.
+       * @example 7
+       */
+      token_id: number;
+      /**
+       * @description The person the token was issued to.
+       * @example alice
+       */
+      user_name: string;
+      /**
+       * @description Its Idempotency-Key header, or null.
+       * @example order-2026-11-28-0042
+       */
+      idempotency_key: string | null;
+      /**
+       * Format: int32
+       * @description The order a successful request placed, changed or read; null otherwise.
+       * @example 123
+       */
+      order_id: number | null;
     };
     /** @description One event of any type; `type` says which, and so the shape of `data`. */
     OrderEvent:
@@ -10574,7 +11069,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -12632,7 +13127,7 @@ export interface operations {
           'X-RateLimit-Limit'?: number;
           /** @description Requests left in the current window. */
           'X-RateLimit-Remaining'?: number;
-          /** @description Seconds until the window resets. */
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
           'X-RateLimit-Reset'?: number;
           [name: string]: unknown;
         };
@@ -14781,6 +15276,1062 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['AdminOrderResponse'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  listRequests: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Results per page. */
+        per_page?: number;
+        /** @description Requests made at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). */
+        from?: string;
+        /** @description Requests made up to and including. */
+        to?: string;
+        /** @description Only requests answered with this status (`404`) or class of statuses (`4xx`, `5xx`). */
+        status?: string;
+        /** @description Only requests to this route template (`/api/v2/order/:id`) or exactly this path (`/api/v2/order/123`). */
+        route?: string;
+        /** @description Only requests made with this token. */
+        token_id?: number;
+      };
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page, in the simple-pagination envelope. */
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RequestLogEntryPage'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  listRequestErrors: {
+    parameters: {
+      query?: {
+        /** @description Requests made at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). */
+        from?: string;
+        /** @description Requests made up to and including. */
+        to?: string;
+      };
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RequestErrorGroupsResponse'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  getRequest: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        /** @description The request's X-Request-Id (another company's request is 404, like a missing one). */
+        request_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RequestLogDetailResponse'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  listAdminRequests: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Results per page. */
+        per_page?: number;
+        /** @description Requests made at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). */
+        from?: string;
+        /** @description Requests made up to and including. */
+        to?: string;
+        /** @description Only requests answered with this status (`404`) or class of statuses (`4xx`, `5xx`). */
+        status?: string;
+        /** @description Only requests to this route template (`/api/v2/order/:id`) or exactly this path (`/api/v2/order/123`). */
+        route?: string;
+        /** @description Only requests made with this token. */
+        token_id?: number;
+        /** @description Only this company's requests. */
+        company_id?: number;
+      };
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page, in the simple-pagination envelope. */
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RequestLogEntryPage'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  listAdminRequestErrors: {
+    parameters: {
+      query?: {
+        /** @description Requests made at or after (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], service time zone). */
+        from?: string;
+        /** @description Requests made up to and including. */
+        to?: string;
+        /** @description Only this company's requests. */
+        company_id?: number;
+      };
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RequestErrorGroupsResponse'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  getAdminRequest: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        /** @description The request's X-Request-Id (another company's request is 404, like a missing one). */
+        request_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RequestLogDetailResponse'];
         };
       };
       /** @description Missing, unknown, revoked or expired token. */

@@ -79,8 +79,8 @@ export class ExportSlots {
   }
 
   private async tryTake(companyId: number): Promise<ReleaseSlot | ExportRefusal> {
+    if (!(await this.session.answers())) return 'slots_unavailable';
     if (this.running >= this.perInstance) return 'instance_busy';
-    if (!this.session.up) return 'slots_unavailable';
     this.running += 1;
     // undefined: the session failed the statement (and is being reopened).
     const key = await this.takeCompanySlot(companyId).catch(() => undefined);

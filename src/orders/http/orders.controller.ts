@@ -14,6 +14,7 @@ import { CallerCompany, CurrentActor, Roles } from '../../kernel/access/access.d
 import { ApiFormats } from '../../platform/formats/api-formats';
 import { setVersionEtag } from '../../kernel/if-match';
 import { IfMatchVersion } from '../../platform/http/if-match.decorator';
+import { notePlacedOrder } from '../../platform/http/request-context';
 import { ApiErrorResponses, ApiPageResponse, ETAG_HEADER } from '../../platform/openapi/openapi.decorators';
 import { pageJson, pageWindow } from '../../kernel/pagination';
 import { ListOrdersQuery } from './dto/list-orders.query';
@@ -59,6 +60,7 @@ export class OrdersController {
     @Body() body: unknown,
   ): Promise<OrderWriteResponse> {
     const order = await this.orders.place(actor, companyId, body);
+    notePlacedOrder(order.id);
     return { message: 'Order created.', orders: [toOrderSummary(order, 'string')] };
   }
 

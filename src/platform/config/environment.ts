@@ -322,6 +322,18 @@ export class Environment {
   @Max(3650, { message: 'must be an integer from 1 to 3650 (days)' })
   WEBHOOK_LOG_RETENTION_DAYS = 30;
 
+  /** Whether every request of a company's token is recorded in the request log (CONTRACT §4.12). */
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true, false, 1 or 0' })
+  REQUEST_LOG = true;
+
+  /** How often an instance writes the requests it buffered to the request log (or sooner, at 1,000 of them). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 10 to 60000' })
+  @Min(10, { message: 'must be an integer from 10 to 60000' })
+  @Max(60_000, { message: 'must be an integer from 10 to 60000' })
+  REQUEST_LOG_FLUSH_MS = 1_000;
+
   @Transform(toBool)
   @IsBoolean({ message: 'must be true, false, 1 or 0' })
   MIGRATIONS_RUN = true;

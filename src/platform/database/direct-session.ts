@@ -105,6 +105,7 @@ export class DirectSession implements OnApplicationShutdown {
     const client = this.kept ? this.client : await this.session();
     if (!client) throw new Error('The direct database session is being reopened.');
     const askedAt = Date.now();
+    const unanswered = setTimeout(() => this.giveUpUnlessAnswered(client, askedAt), ANSWER_TIMEOUT_MS);
     try {
       const { rows } = await client.query<Row>(text, values);
       if (this.client === client) this.answeredAskedAt = Math.max(this.answeredAskedAt, askedAt);
@@ -112,7 +113,38 @@ export class DirectSession implements OnApplicationShutdown {
     } catch (error) {
       this.lose(client, error);
       throw error;
+    } finally {
+      clearTimeout(unanswered);
     }
+  }
+
+  /**
+   * The verdict on a statement unanswered for ANSWER_TIMEOUT_MS, given after the socket has been read once
+   * more (setImmediate runs after the loop's poll phase): a busy event loop runs this timer late, ahead of an
+   * answer that arrived meanwhile and waits in the socket, and that is not a silent link.
+   */
+  private giveUpUnlessAnswered(client: Client, askedAt: number): void {
+    setImmediate(() => {
+      if (this.client === client && this.answeredAskedAt >= askedAt) return;
+      this.lose(client, new Error(`The direct database session did not answer within ${ANSWER_TIMEOUT_MS} ms.`));
+    });
+  }
+
+  /**
+   * Whether the session answers: `up`, or else whether it answers a question asked now within UP_WITHIN_MS. An
+   * event loop busy elsewhere leaves the heartbeat's questions unasked or their answers unread, which is not a
+   * silent link; a silent link stays silent, and the caller hears so within UP_WITHIN_MS.
+   */
+  async answers(): Promise<boolean> {
+    if (this.up) return true;
+    if (!this.client) return false;
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.query('SELECT 1').catch(() => undefined),
+      new Promise((resolve) => (waited = setTimeout(resolve, UP_WITHIN_MS))),
+    ]);
+    clearTimeout(waited);
+    return this.up;
   }
 
   /** After the HTTP server has closed, so what still runs at shutdown (an export) keeps its locks to the end. */
@@ -137,16 +169,18 @@ export class DirectSession implements OnApplicationShutdown {
   }
 
   private async connect(): Promise<Client> {
-    const client = new Client({
-      ...this.config,
-      query_timeout: ANSWER_TIMEOUT_MS,
-      connectionTimeoutMillis: 2 * ANSWER_TIMEOUT_MS,
-    });
+    const client = new Client({ ...this.config, connectionTimeoutMillis: 2 * ANSWER_TIMEOUT_MS });
     client.on('error', (error) => this.lose(client, error));
     client.on('notification', ({ channel, payload }) => {
       for (const watcher of this.watchers) watcher.notified?.(channel, payload ?? '');
     });
     let askedAt: number;
+    let opened = false;
+    // Opening (the LISTENs and locks restored too) is bounded like a statement, its verdict given the same way.
+    const unanswered = setTimeout(
+      () => setImmediate(() => opened || void client.end().catch(() => undefined)),
+      2 * ANSWER_TIMEOUT_MS,
+    );
     try {
       await client.connect();
       askedAt = Date.now();
@@ -154,9 +188,12 @@ export class DirectSession implements OnApplicationShutdown {
         'SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5; SET tcp_keepalives_count = 3',
       );
       for (const watcher of this.watchers) await watcher.opened?.(client);
+      opened = true;
     } catch (error) {
       this.lose(client, error);
       throw error;
+    } finally {
+      clearTimeout(unanswered);
     }
     this.client = client;
     this.answeredAskedAt = askedAt;

@@ -65,13 +65,15 @@ export class PreparedStatements {
     pool: Pool = this.pool,
   ): Promise<Row[]> {
     if (!this.named) return this.unnamed<Row>(statement, values, pool);
-    try {
-      return await this.run<Row>(statement, values, pool);
-    } catch (error) {
-      // A migration that changed a column the statement returns (another instance's, during a deploy) makes
-      // the connection's prepared plan unusable; the failed connection is closed, so prepare it anew once.
-      if ((error as { code?: string }).code !== STALE_PREPARED_PLAN) throw error;
-      return this.run<Row>(statement, values, pool);
+    // A migration that changed a column the statement returns (another instance's, during a deploy) makes the
+    // prepared plan of every connection that had prepared it unusable. A failed connection is closed, so the
+    // statement is sent again until a connection prepares it anew: at most once per connection of the pool.
+    for (let stale = 0; ; stale += 1) {
+      try {
+        return await this.run<Row>(statement, values, pool);
+      } catch (error) {
+        if ((error as { code?: string }).code !== STALE_PREPARED_PLAN || stale >= pool.options.max) throw error;
+      }
     }
   }
 

@@ -16,9 +16,9 @@ export class DirectSessionHealthIndicator {
     private readonly health: HealthIndicatorService,
   ) {}
 
-  check(key: string) {
+  async check(key: string) {
     const indicator = this.health.check(key);
-    return this.session.up
+    return (await this.session.answers())
       ? indicator.up()
       : indicator.degraded({ exports: 'unavailable', caches: 'bypassed' });
   }

@@ -7,6 +7,7 @@ import { isDatabaseUnavailable } from '../../kernel/database-errors';
 import { DomainError } from '../../kernel/domain-error';
 import { type ErrorResponse, errorResponseFor, ReplayedErrorResponse, SERVER_ERROR } from './error-responses';
 import { DOCS_PATH, publicBaseUrl } from './public-url';
+import type { RequestContext } from './request-context';
 
 /** Statuses Nest or Express raise on their own, and the contract code each one answers with. */
 const FRAMEWORK_STATUS_CODES: Partial<Record<number, string>> = {
@@ -63,6 +64,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       this.logger.error({ err: exception, requestId: request.id }, 'Unhandled error');
     }
     if (response.headersSent) return;
+    (request as RequestContext & Request).errorBody = body;
     // A static file fails after it has named its own type (a 416 or 412 of /console): the body is JSON.
     response.status(status).type('json').json(body);
   }

@@ -11,6 +11,10 @@ export interface RequestContext {
   dbQueries: number;
   /** With LOG_SQL, the text of each of those statements (never their parameters); unset otherwise. */
   sql?: string[];
+  /** The contract body of the error it was answered with (the exception filter's), for the request log. */
+  errorBody?: unknown;
+  /** The order a placement created (routes with an order id carry it as their `id` parameter). */
+  placedOrderId?: number;
 }
 
 /**
@@ -32,4 +36,10 @@ export function runInJobContext<T>(context: RequestContext, work: () => Promise<
 /** The context of the request being served, if any. */
 export function currentRequest(): RequestContext | undefined {
   return storage.getStore();
+}
+
+/** Records, for the request log, the order the request being served placed. */
+export function notePlacedOrder(orderId: number): void {
+  const request = storage.getStore();
+  if (request) request.placedOrderId = orderId;
 }

@@ -4,6 +4,7 @@ import { type DestinationStream, type Logger, pino } from 'pino';
 import prettyStream from 'pino-pretty';
 import type { LogLevel } from '../config/environment';
 import { type RequestContext, runInRequestContext } from '../http/request-context';
+import { RequestEnds } from '../http/request-ends';
 import { type RoutedRequest, routeTemplate } from './request-route';
 
 declare module 'http' {
@@ -67,6 +68,8 @@ export interface RequestLog {
    * once something logs, its statement count) for the code that serves it, and its one line when it ends.
    */
   middleware: (request: IncomingMessage, response: ServerResponse, next: () => void) => void;
+  /** Every request that ended, after its line: the modules that keep a record of requests listen here. */
+  ends: RequestEnds;
 }
 
 /**
@@ -99,6 +102,7 @@ export function createRequestLog(
   // The request lines are built here from named scalars only, so they skip the redaction walk (which copied
   // every line's object: a tenth of what a request allocated).
   const lines = pino({ level }, destination);
+  const ends = new RequestEnds();
   const middleware = (incoming: IncomingMessage, response: ServerResponse, next: () => void) => {
     const request = incoming as LoggedRequest;
     const startedAt = Date.now();
@@ -111,12 +115,15 @@ export function createRequestLog(
       if (logged) return;
       logged = true;
       const status = response.statusCode;
+      const path = (request.originalUrl ?? request.url)?.split('?')[0];
+      const durationMs = Date.now() - startedAt;
+      const route = routeTemplate(request);
       const line = {
         requestId: id,
-        req: { method: request.method, path: (request.originalUrl ?? request.url)?.split('?')[0] },
+        req: { method: request.method, path },
         res: { status },
-        durationMs: Date.now() - startedAt,
-        route: routeTemplate(request),
+        durationMs,
+        route,
         tokenId: request.authTokenId,
         dbQueries: request.dbQueries,
         sql: request.sql,
@@ -124,10 +131,11 @@ export function createRequestLog(
       if (status >= 500)
         lines.error({ ...line, err: new Error(`failed with status code ${status}`) }, 'request failed');
       else lines[status >= 400 ? 'warn' : 'info'](line, 'request completed');
+      if (ends.listened) ends.emit({ request, status, startedAt, durationMs, route, path: path ?? '' });
     };
     response.once('finish', done);
     response.once('close', done);
     runInRequestContext(request, next);
   };
-  return { logger, middleware };
+  return { logger, middleware, ends };
 }

@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { RequestEnds } from '../http/request-ends';
 import { JobLog } from './job-log';
 import { FrameworkLogger, ROOT_LOGGER, ServiceLogger } from './loggers';
 
@@ -10,12 +11,19 @@ import { FrameworkLogger, ROOT_LOGGER, ServiceLogger } from './loggers';
  */
 @Module({})
 export class LoggingModule {
-  static forRoot(logger: Logger): DynamicModule {
+  /** `ends`: the request log middleware's, for the API; the CLI serves no request and hears of none. */
+  static forRoot(logger: Logger, ends = new RequestEnds()): DynamicModule {
     return {
       module: LoggingModule,
       global: true,
-      providers: [{ provide: ROOT_LOGGER, useValue: logger }, FrameworkLogger, ServiceLogger, JobLog],
-      exports: [FrameworkLogger, ServiceLogger, JobLog],
+      providers: [
+        { provide: ROOT_LOGGER, useValue: logger },
+        { provide: RequestEnds, useValue: ends },
+        FrameworkLogger,
+        ServiceLogger,
+        JobLog,
+      ],
+      exports: [FrameworkLogger, ServiceLogger, JobLog, RequestEnds],
     };
   }
 }

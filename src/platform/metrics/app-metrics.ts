@@ -84,8 +84,8 @@ export class AppMetrics implements OnModuleInit {
         'Whether the direct database session (DATABASE_DIRECT_URL) answered within the last second (1) or not ' +
         '(0: exports answer 503, caches are bypassed)',
       registers: [this.registry],
-      collect() {
-        this.set(directSession.up ? 1 : 0);
+      async collect() {
+        this.set((await directSession.answers()) ? 1 : 0);
       },
     });
     if (this.enabled) collectDefaultMetrics({ register: this.registry });

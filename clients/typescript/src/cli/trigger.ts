@@ -1,0 +1,80 @@
+import type { RestaurantOrdersClient, Schema } from '../client.js';
+import { unwrap } from '../errors.js';
+import { type EventType, TRIGGERS } from './event-types.js';
+import { CliError, type CliIo } from './io.js';
+
+/** The test order `trigger` places: sample data, marked TEST so it never reaches logistics. */
+const SAMPLE_ORDER = {
+  first_name: 'Test',
+  last_name: 'Trigger',
+  consignee: 'restaurant-orders trigger',
+  email: 'trigger@example.com',
+  phone: '+421900000000',
+  zip: '81101',
+  city: 'Bratislava',
+  street: 'Sandbox',
+  house_number: '1',
+  login: 'trigger',
+  password: 'trigger-device',
+  order_type: 'REGULAR',
+  merchant_id: 'TRIGGER',
+  test: true,
+} as const satisfies Partial<Schema<'PlaceOrderDto'>>;
+
+/**
+ * `trigger <event type>`: the event happens for real (CONTRACT §4.9). A new TEST order is placed and taken, by the
+ * partner's own writes or the sandbox's moves, to where the event fires; every event on the way goes to the feed
+ * and the webhooks as a real order's would. One line per step.
+ */
+export async function trigger(
+  client: RestaurantOrdersClient,
+  io: CliIo,
+  type: EventType,
+  productId: number | undefined,
+): Promise<void> {
+  const product = await chooseProduct(client, productId);
+  const placed = await unwrap(
+    client.placeOrder({
+      body: {
+        ...SAMPLE_ORDER,
+        product_id: product.id,
+        ...(product.variations.length > 0 ? { product_variation_id: product.variations[0].id } : {}),
+      },
+    }),
+  );
+  const { order_ref: reference } = placed.orders[0];
+  const id = Number(placed.orders[0].order_id);
+  io.out(`Placed TEST order ${reference} (order ${id}, product "${product.name}")`);
+  const path = { id };
+  for (const step of TRIGGERS[type]) {
+    if ('update' in step) {
+      await unwrap(client.updateOrder({ params: { path }, body: step.update }));
+      io.out(`Updated ${reference}`);
+    } else if ('comment' in step) {
+      await unwrap(client.commentOnOrder({ params: { path }, body: { partner_comment: step.comment } }));
+      io.out(`Commented on ${reference}`);
+    } else {
+      const order = await unwrap(client.simulateOrder({ params: { path }, body: { to: step.simulate } }));
+      io.out(`Moved ${reference} to ${order.state} in the sandbox`);
+    }
+  }
+  io.out(`${type} fired for ${reference}: your events feed and your webhooks have it.`);
+}
+
+/** The product named, or the first of the company's products. */
+async function chooseProduct(
+  client: RestaurantOrdersClient,
+  productId: number | undefined,
+): Promise<Schema<'ProductResponse'>> {
+  if (productId === undefined) {
+    const [first] = (await unwrap(client.listProducts({ params: { query: { per_page: 1 } } }))).data;
+    if (!first)
+      throw new CliError('The service has no active product to order: an administrator creates one.');
+    return first;
+  }
+  for await (const product of client.paginate('/api/v2/product'))
+    if (product.id === productId) return product;
+  throw new CliError(
+    `Product ${productId} is not an active product: leave --product out to use the first one.`,
+  );
+}
