@@ -120,8 +120,8 @@ export class ImportWorker implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   /**
-   * Runs one claimed import until it is finished, its lease is lost, or `stop` says so (then the lease is given
-   * back). A failure of the service ends the run with the lease kept until it expires: another claim resumes.
+   * Runs one claimed import, under the lease its claim took, until it is finished, its lease is lost, or `stop`
+   * says so (then the lease is given back). A failure of the service ends the run with the lease kept until it expires: another claim resumes.
    */
   async run(claimed: OrderImport, stop: () => boolean = () => this.stopped): Promise<void> {
     if (claimed.attempts > MAX_ATTEMPTS) {
@@ -136,7 +136,7 @@ export class ImportWorker implements OnApplicationBootstrap, BeforeApplicationSh
     };
     for (let after = 0; ;) {
       if (stop()) {
-        await this.imports.release(claimed.id, this.owner);
+        await this.imports.release(claimed.id, claimed.leaseOwner!);
         return;
       }
       const batch = await this.imports.pending(claimed.id, after, IMPORT_BATCH);
@@ -149,7 +149,7 @@ export class ImportWorker implements OnApplicationBootstrap, BeforeApplicationSh
 
   private async finish(claimed: OrderImport, state: 'completed' | 'failed'): Promise<void> {
     await this.imports.transaction(async (manager) => {
-      const done = await this.imports.finish(manager, claimed.id, this.owner, state, NOT_PLACED);
+      const done = await this.imports.finish(manager, claimed.id, claimed.leaseOwner!, state, NOT_PLACED);
       if (done) await this.events.publish(manager, done.companyId, done.id, [importFinished(done)]);
     });
   }
@@ -247,7 +247,7 @@ export class ImportWorker implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   private async record(manager: EntityManager, claimed: OrderImport, results: LineResult[]): Promise<void> {
-    if (!(await this.imports.record(manager, claimed.id, this.owner, this.leaseMs, results)))
+    if (!(await this.imports.record(manager, claimed.id, claimed.leaseOwner!, this.leaseMs, results)))
       throw new LeaseLost();
   }
 }
