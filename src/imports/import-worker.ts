@@ -19,7 +19,12 @@ import type { OrderImport } from './order-import.entities';
 
 /** Lines placed per transaction: the batch's orders and their results commit together. */
 export const IMPORT_BATCH = 200;
-/** Imports one instance runs at once (each holds one pooled connection at a time). */
+/**
+ * Batches of one import in flight at once, each in its own transaction on its own pooled connection: the next
+ * batch's lines are read while the others are placed, and PostgreSQL works on several at once.
+ */
+const BATCHES_AT_ONCE = 2;
+/** Imports one instance runs at once: at most BATCHES_AT_ONCE pooled connections each. */
 const IMPORTS_PER_INSTANCE = 2;
 /** Imports one company runs at once, across instances (CONTRACT §4.11): a third waits queued. */
 export const IMPORTS_PER_COMPANY = 2;
@@ -44,7 +49,7 @@ function lineErrors(error: unknown): FieldErrors | null {
 /**
  * Runs the bulk imports (CONTRACT §4.11) on instances whose SERVICE_ROLE runs background work (`all`,
  * `worker`). It claims an import under a lease (IMPORT_LEASE_MS, renewed with every batch) and places its
- * pending lines in line order, IMPORT_BATCH per transaction, each through OrdersService.placeIn (the rules,
+ * pending lines in line order, IMPORT_BATCH per transaction (BATCHES_AT_ONCE transactions at a time), each through OrdersService.placeIn (the rules,
  * statement, event, webhooks and audit row of POST /order); the batch's results are recorded in the same
  * transaction, so a crash loses the whole batch or nothing, and no line is ever placed twice. A batch a
  * statement fails in is placed again line by line, each in its own transaction, so a bad line never stops the
@@ -134,17 +139,32 @@ export class ImportWorker implements OnApplicationBootstrap, BeforeApplicationSh
       userName: claimed.userName,
       requestId: claimed.requestId,
     };
-    for (let after = 0; ;) {
+    const inFlight = new Set<Promise<void>>();
+    let lost = false;
+    let failure: { error: unknown } | undefined;
+    let stopped = false;
+    for (let after = 0; !lost && !failure;) {
       if (stop()) {
-        await this.imports.release(claimed.id, claimed.leaseOwner!);
-        return;
+        stopped = true;
+        break;
       }
       const batch = await this.imports.pending(claimed.id, after, IMPORT_BATCH);
       if (batch.length === 0) break;
-      if (!(await this.placeBatch(claimed, site, actor, batch))) return;
       after = batch[batch.length - 1].line;
+      const placing: Promise<void> = this.placeBatch(claimed, site, actor, batch)
+        .then(
+          (recorded) => void (lost ||= !recorded),
+          (error: unknown) => void (failure ??= { error }),
+        )
+        .finally(() => inFlight.delete(placing));
+      inFlight.add(placing);
+      if (inFlight.size >= BATCHES_AT_ONCE) await Promise.race(inFlight);
     }
-    await this.finish(claimed, 'completed');
+    await Promise.all(inFlight);
+    if (failure) throw failure.error;
+    if (lost) return;
+    if (stopped) await this.imports.release(claimed.id, claimed.leaseOwner!);
+    else await this.finish(claimed, 'completed');
   }
 
   private async finish(claimed: OrderImport, state: 'completed' | 'failed'): Promise<void> {
