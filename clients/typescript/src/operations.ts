@@ -60,6 +60,13 @@ export const OPERATIONS = {
     path: '/api/v2/webhooks/{id}/deliveries/{deliveryId}/retry',
   },
   simulateOrder: { method: 'POST', path: '/api/v2/order/{id}/simulate' },
+  importOrders: { method: 'POST', path: '/api/v2/orders/imports' },
+  listImports: { method: 'GET', path: '/api/v2/orders/imports' },
+  getImport: { method: 'GET', path: '/api/v2/orders/imports/{id}' },
+  getImportResults: { method: 'GET', path: '/api/v2/orders/imports/{id}/results' },
+  listAdminImports: { method: 'GET', path: '/api/v2/admin/orders/imports' },
+  getAdminImport: { method: 'GET', path: '/api/v2/admin/orders/imports/{id}' },
+  getAdminImportResults: { method: 'GET', path: '/api/v2/admin/orders/imports/{id}/results' },
   listAdminOrders: { method: 'GET', path: '/api/v2/admin/orders' },
   getAdminOrder: { method: 'GET', path: '/api/v2/admin/orders/{id}' },
 } as const;
@@ -134,7 +141,7 @@ export interface OperationMethods {
   listWebhooks: PathCalls<'/api/v2/admin/webhooks'>['GET'];
   /** Get a webhook endpoint: `GET /api/v2/admin/webhooks/{id}`. */
   getWebhook: PathCalls<'/api/v2/admin/webhooks/{id}'>['GET'];
-  /** Change a webhook endpoint's event types, disable or enable it: `PATCH /api/v2/admin/webhooks/{id}`. */
+  /** Change a webhook endpoint's URL or event types, disable or enable it: `PATCH /api/v2/admin/webhooks/{id}`. */
   updateWebhook: PathCalls<'/api/v2/admin/webhooks/{id}'>['PATCH'];
   /** Delete a webhook endpoint: `DELETE /api/v2/admin/webhooks/{id}`. */
   deleteWebhook: PathCalls<'/api/v2/admin/webhooks/{id}'>['DELETE'];
@@ -152,7 +159,7 @@ export interface OperationMethods {
   listPartnerWebhooks: PathCalls<'/api/v2/webhooks'>['GET'];
   /** Get one of your webhook endpoints: `GET /api/v2/webhooks/{id}`. */
   getPartnerWebhook: PathCalls<'/api/v2/webhooks/{id}'>['GET'];
-  /** Change your webhook endpoint's event types, disable or enable it: `PATCH /api/v2/webhooks/{id}`. */
+  /** Change your webhook endpoint's URL or event types, disable or enable it: `PATCH /api/v2/webhooks/{id}`. */
   updatePartnerWebhook: PathCalls<'/api/v2/webhooks/{id}'>['PATCH'];
   /** Delete one of your webhook endpoints: `DELETE /api/v2/webhooks/{id}`. */
   deletePartnerWebhook: PathCalls<'/api/v2/webhooks/{id}'>['DELETE'];
@@ -164,6 +171,20 @@ export interface OperationMethods {
   retryPartnerWebhookDelivery: PathCalls<'/api/v2/webhooks/{id}/deliveries/{deliveryId}/retry'>['POST'];
   /** Move a test order through its lifecycle (sandbox): `POST /api/v2/order/{id}/simulate`. */
   simulateOrder: PathCalls<'/api/v2/order/{id}/simulate'>['POST'];
+  /** Import a file of orders (CSV or NDJSON): `POST /api/v2/orders/imports`. */
+  importOrders: PathCalls<'/api/v2/orders/imports'>['POST'];
+  /** List imports: `GET /api/v2/orders/imports`. */
+  listImports: PathCalls<'/api/v2/orders/imports'>['GET'];
+  /** Get an import: `GET /api/v2/orders/imports/{id}`. */
+  getImport: PathCalls<'/api/v2/orders/imports/{id}'>['GET'];
+  /** Stream an import's results (NDJSON): `GET /api/v2/orders/imports/{id}/results`. */
+  getImportResults: PathCalls<'/api/v2/orders/imports/{id}/results'>['GET'];
+  /** List every company's imports: `GET /api/v2/admin/orders/imports`. */
+  listAdminImports: PathCalls<'/api/v2/admin/orders/imports'>['GET'];
+  /** Get an import of any company: `GET /api/v2/admin/orders/imports/{id}`. */
+  getAdminImport: PathCalls<'/api/v2/admin/orders/imports/{id}'>['GET'];
+  /** Stream any import's results (NDJSON): `GET /api/v2/admin/orders/imports/{id}/results`. */
+  getAdminImportResults: PathCalls<'/api/v2/admin/orders/imports/{id}/results'>['GET'];
   /** Find orders across companies: `GET /api/v2/admin/orders`. */
   listAdminOrders: PathCalls<'/api/v2/admin/orders'>['GET'];
   /** Get an order with its company and timeline: `GET /api/v2/admin/orders/{id}`. */
