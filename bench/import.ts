@@ -16,7 +16,7 @@ import { appEnvironment, startServer } from './processes';
  * answers 200 at once), so every order.placed is delivered too. Reports the upload's time, the orders placed per
  * second from the upload's start to the import's end, the webhook deliveries that arrived, the app's peak
  * resident set size against its idle one, and another company's GET /order/{id} latency (p50, p99; `--readers`
- * clients in a loop) for `--window` seconds without an import, then during the import. DATABASE_URL names a
+ * clients reading `--rate` orders a second together) for `--window` seconds without an import, then during it. DATABASE_URL names a
  * server the bench may create `bench_import` on (unset: the bench's embedded PostgreSQL).
  */
 
@@ -28,11 +28,14 @@ const { values } = parseArgs({
   options: {
     lines: { type: 'string', default: '100000' },
     readers: { type: 'string', default: '4' },
+    rate: { type: 'string', default: '100' },
     window: { type: 'string', default: '10' },
   },
 });
 const LINES = Number(values.lines);
 const READERS = Number(values.readers);
+/** Reads per second, all readers together: a steady load whose latency is measured, not a flood. */
+const READ_RATE = Number(values.rate);
 const WINDOW_S = Number(values.window);
 
 const percentile = (sorted: number[], share: number): number =>
@@ -132,7 +135,9 @@ async function main(): Promise<void> {
       const latencies: number[] = [];
       await Promise.all(
         Array.from({ length: READERS }, async (_, client) => {
-          for (let n = client; !done(); n += READERS) {
+          const everyMs = (1000 * READERS) / READ_RATE;
+          for (let n = client, next = performance.now(); !done(); n += READERS) {
+            next += everyMs;
             const started = performance.now();
             const response = await fetch(`${app.baseUrl}/api/v2/order/${readable[n % readable.length]}`, {
               headers: { authorization: `Bearer ${reader}` },
@@ -140,6 +145,7 @@ async function main(): Promise<void> {
             await response.arrayBuffer();
             if (response.status !== 200) throw new Error(`GET /order answered ${response.status}`);
             latencies.push(performance.now() - started);
+            await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - performance.now())));
           }
         }),
       );
