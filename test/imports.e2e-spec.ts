@@ -209,6 +209,18 @@ describe('bulk import (POST /orders/imports)', () => {
     });
   });
 
+  it('an NDJSON file that stops in the middle of its last line: that line is refused, the others placed', async () => {
+    const other = await fixtures.partner();
+    const whole = JSON.stringify(orderBody(productId));
+    const file = `${whole}\n${whole.slice(0, whole.length / 2)}`;
+    const response = await upload(file, 'application/x-ndjson', other.token).expect(202);
+    expect(await finished(response.body.id, other.token)).toMatchObject({ total: 2, placed: 1, failed: 1 });
+    expect((await results(response.body.id, other.token))[1]).toEqual({
+      line: 2,
+      errors: { body: ['Malformed JSON.'] },
+    });
+  });
+
   it('dry_run=true checks every line and places nothing; the results say what would happen', async () => {
     const other = await fixtures.partner();
     const file = ndjsonOf([orderBody(productId), orderBody(productId, { product_id: 0 })]);
