@@ -60,7 +60,7 @@ export const OPERATIONS = {
     path: '/api/v2/webhooks/{id}/deliveries/{deliveryId}/retry',
   },
   simulateOrder: { method: 'POST', path: '/api/v2/order/{id}/simulate' },
-  importOrders: { method: 'POST', path: '/api/v2/orders/imports' },
+  uploadOrderImport: { method: 'POST', path: '/api/v2/orders/imports' },
   listImports: { method: 'GET', path: '/api/v2/orders/imports' },
   getImport: { method: 'GET', path: '/api/v2/orders/imports/{id}' },
   getImportResults: { method: 'GET', path: '/api/v2/orders/imports/{id}/results' },
@@ -172,7 +172,7 @@ export interface OperationMethods {
   /** Move a test order through its lifecycle (sandbox): `POST /api/v2/order/{id}/simulate`. */
   simulateOrder: PathCalls<'/api/v2/order/{id}/simulate'>['POST'];
   /** Import a file of orders (CSV or NDJSON): `POST /api/v2/orders/imports`. */
-  importOrders: PathCalls<'/api/v2/orders/imports'>['POST'];
+  uploadOrderImport: PathCalls<'/api/v2/orders/imports'>['POST'];
   /** List imports: `GET /api/v2/orders/imports`. */
   listImports: PathCalls<'/api/v2/orders/imports'>['GET'];
   /** Get an import: `GET /api/v2/orders/imports/{id}`. */

@@ -868,7 +868,7 @@ export interface paths {
      *     At most 2 imports of your company run at once; a third waits `queued`. With `Idempotency-Key`, a repeat of
      *     the same file (and dry_run) within 24 hours returns the first import with `Idempotent-Replayed: true`.
      */
-    post: operations['importOrders'];
+    post: operations['uploadOrderImport'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3110,6 +3110,32 @@ export interface components {
        * @enum {string}
        */
       to: 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
+    };
+    ImportResultResponse: {
+      /**
+       * @description Why the line was refused: exactly the `errors` map POST /order's 400 gives for the same body; absent when
+       *     the line was placed (or, in a dry run, would be).
+       * @example {
+       *       "product_id": [
+       *         "The selected product id is invalid."
+       *       ]
+       *     }
+       */
+      errors?: {
+        [key: string]: string[];
+      };
+      /**
+       * Format: int32
+       * @description The order's position in the file, from 1 (a CSV's header row and blank lines are not counted).
+       * @example 1
+       */
+      line: number;
+      /**
+       * Format: int32
+       * @description The order placed for the line; absent in a dry run and for a refused line.
+       * @example 123
+       */
+      order_id?: number;
     };
     ImportResponse: {
       /**
@@ -15065,7 +15091,7 @@ export interface operations {
       };
     };
   };
-  importOrders: {
+  uploadOrderImport: {
     parameters: {
       query?: {
         /** @description true: check every line with every placement rule and place nothing; the results say what would happen. */

@@ -36,7 +36,10 @@ export const IMPORT_DOCS = {
     description: 'One ImportResultResponse (JSON) per line, in line order (chunked).',
     content: {
       'application/x-ndjson': {
-        schema: { type: 'string', description: 'One ImportResultResponse per line.' },
+        schema: {
+          type: 'string',
+          description: 'One ImportResultResponse (components/schemas/ImportResultResponse) per line.',
+        },
         example:
           '{"line":1,"order_id":123}\n{"line":2,"errors":{"product_id":["The selected product id is invalid."]}}\n',
       },

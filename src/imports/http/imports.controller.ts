@@ -4,6 +4,7 @@ import {
   ApiBearerAuth,
   ApiBody,
   ApiConsumes,
+  ApiExtraModels,
   ApiHeader,
   ApiOkResponse,
   ApiOperation,
@@ -22,7 +23,7 @@ import { idParam } from '../../platform/http/id-param.pipe';
 import { REPLAYED_HEADER } from '../../platform/http/idempotency-headers';
 import { StreamedBody } from '../../platform/http/request-body';
 import { ApiErrorResponses, ApiPageResponse, MessageBody } from '../../platform/openapi/openapi.decorators';
-import { ImportResponse } from '../dto/import.response';
+import { ImportResponse, ImportResultResponse } from '../dto/import.response';
 import { ImportOrdersQuery } from '../dto/import-orders.query';
 import { ListImportsQuery } from '../dto/list-imports.query';
 import { ImportNotFoundError } from '../imports.errors';
@@ -35,6 +36,7 @@ import { sendResults } from './send-results';
 @ApiTags('orders')
 @ApiBearerAuth()
 @Roles('partner')
+@ApiExtraModels(ImportResultResponse)
 @Controller('api/v2/orders/imports')
 export class ImportsController {
   constructor(
@@ -56,7 +58,7 @@ export class ImportsController {
   @Post()
   @HttpCode(202)
   @StreamedBody()
-  @ApiOperation({ operationId: 'importOrders', summary: 'Import a file of orders (CSV or NDJSON)' })
+  @ApiOperation({ operationId: 'uploadOrderImport', summary: 'Import a file of orders (CSV or NDJSON)' })
   @ApiConsumes('text/csv', 'application/x-ndjson')
   @ApiBody({ required: true, schema: IMPORT_DOCS.requestSchema })
   @ApiHeader(IMPORT_DOCS.idempotencyHeader)
