@@ -95,6 +95,9 @@ describe('bulk import (POST /orders/imports)', () => {
         RATE_LIMIT_PER_MINUTE: '100000',
         ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
         IMPORT_POLL_INTERVAL_MS: '100',
+        // For an upload, the longest silence allowed (a stalled client is cut off after it).
+        REQUEST_BODY_TIMEOUT_MS: '1500',
+        WEBHOOK_ALLOW_PRIVATE: 'true',
       },
     });
     adminToken = await issueAdminToken(app);
@@ -361,6 +364,64 @@ describe('bulk import (POST /orders/imports)', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await counts(other.companyId)).toEqual({ orders: 0, imports: 0 });
     await request(app.url).get('/api/v2/orders/imports').set(as(other.token)).expect(200);
+  });
+
+  it('an upload that stalls is cut off with a 400, nothing stored', async () => {
+    const other = await fixtures.partner();
+    const { port } = new URL(app.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      let received = '';
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(
+          'POST /api/v2/orders/imports HTTP/1.1\r\nHost: 127.0.0.1\r\n' +
+            `Authorization: Bearer ${other.token}\r\nContent-Type: application/x-ndjson\r\n` +
+            'Content-Length: 100000\r\n\r\n' +
+            ndjsonOf([orderBody(productId)]),
+        );
+      });
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+      socket.on('close', () => resolve(received));
+      socket.on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400/);
+    expect(answer).toContain('The upload stalled: nothing arrived for 1.5 seconds.');
+    expect(await counts(other.companyId)).toEqual({ orders: 0, imports: 0 });
+  });
+
+  it('sends import.completed to the company’s webhook endpoints', async () => {
+    const other = await fixtures.partner();
+    await request(app.url)
+      .post('/api/v2/admin/webhooks')
+      .set(as(adminToken))
+      .send({
+        company_id: other.companyId,
+        url: 'http://127.0.0.1:9/hook',
+      })
+      .expect(201);
+    const response = await upload(
+      ndjsonOf([orderBody(productId)]),
+      'application/x-ndjson',
+      other.token,
+    ).expect(202);
+    await finished(response.body.id, other.token);
+    const deliveries = await app.db.query(
+      `SELECT d.event_type, e.data FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+       WHERE e.company_id = $1 AND d.event_type LIKE 'import.%'`,
+      [other.companyId],
+    );
+    expect(deliveries.rows).toEqual([
+      {
+        event_type: 'import.completed',
+        data: {
+          import_id: response.body.id,
+          state: 'completed',
+          dry_run: false,
+          total: 1,
+          placed: 1,
+          failed: 0,
+        },
+      },
+    ]);
   });
 
   it('refuses another media type with 415', async () => {

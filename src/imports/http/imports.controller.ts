@@ -14,6 +14,7 @@ import {
   ApiTags,
   getSchemaPath,
 } from '@nestjs/swagger';
+import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import type { Actor } from '../../kernel/access/actor';
 import { CallerCompany, CurrentActor, Roles } from '../../kernel/access/access.decorators';
@@ -42,6 +43,7 @@ export class ImportsController {
   constructor(
     private readonly imports: ImportsService,
     private readonly formats: ApiFormats,
+    private readonly config: ConfigService<{ REQUEST_BODY_TIMEOUT_MS: number }, true>,
   ) {}
 
   /**
@@ -51,7 +53,8 @@ export class ImportsController {
    * fields (`country` optional; the export's other columns are ignored, so an export imports again), a cell
    * `'`-prefixed by the export against formulas read without its `'`, an empty cell a field not given.
    * `application/x-ndjson`: one POST /order body per line. A file refused whole (empty, a missing or unknown
-   * column, a line over 1 MiB, more than 100,000 orders, not UTF-8, cut off) is a 400 naming it, nothing kept.
+   * column, a line over 1 MiB, more than 100,000 orders, not UTF-8, cut off, or silent for 30 s) is a 400 naming
+   * it, nothing kept.
    * At most 2 imports of your company run at once; a third waits `queued`. With `Idempotency-Key`, a repeat of
    * the same file (and dry_run) within 24 hours returns the first import with `Idempotent-Replayed: true`.
    */
@@ -84,7 +87,7 @@ export class ImportsController {
       format,
       dryRun: query.dry_run ?? false,
       idempotencyKey,
-      file: uploadedFile(request),
+      file: uploadedFile(request, this.config.get('REQUEST_BODY_TIMEOUT_MS', { infer: true })),
     });
     if (uploaded.replayed) response.setHeader(REPLAYED_HEADER, 'true');
     return this.imports.present(uploaded.import);

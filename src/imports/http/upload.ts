@@ -6,9 +6,6 @@ import { fileError, MAX_IMPORT_BYTES } from '../import-file';
 import { ImportMediaTypeError } from '../imports.errors';
 import type { ImportFormat } from '../order-import.entities';
 
-/** A client that sends nothing for this long is cut off: its upload is refused, nothing kept. */
-export const UPLOAD_IDLE_MS = 30_000;
-
 const MEDIA_TYPES: Record<string, ImportFormat> = { 'text/csv': 'csv', 'application/x-ndjson': 'ndjson' };
 
 /** The file's format from its Content-Type: CSV or NDJSON, UTF-8 (no charset says UTF-8); else 415. */
@@ -33,33 +30,41 @@ export function uploadKeyOf(request: Request): string | undefined {
 
 /**
  * The request's body as it arrives. A declared length over 50 MiB is refused before anything is read; a
- * client that stops sending for UPLOAD_IDLE_MS, or goes away, ends the file with a 400 (the connection closed).
+ * client that sends nothing for `idleMs` (REQUEST_BODY_TIMEOUT_MS: for a file, the longest silence, not the whole
+ * transfer), or goes away, ends the file with a 400 (the connection closed).
  * A file refused before its end leaves the request readable (not destroyed), and its rest is dropped.
  */
-export async function* uploadedFile(request: Request, idleMs = UPLOAD_IDLE_MS): AsyncGenerator<Buffer> {
+export async function* uploadedFile(request: Request, idleMs: number): AsyncGenerator<Buffer> {
   if (Number(request.headers['content-length'] ?? 0) > MAX_IMPORT_BYTES)
     throw fileError('The file is over 50 MiB.');
-  let stalled = false;
+  const chunks = request
+    .iterator({ destroyOnReturn: false })
+    [Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let timer: NodeJS.Timeout | undefined;
-  const arm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => {
-      stalled = true;
-      request.destroy();
-    }, idleMs);
-  };
-  arm();
+  const silence = () =>
+    new Promise<'stalled'>((resolve) => (timer = setTimeout(() => resolve('stalled'), idleMs)));
   try {
-    for await (const chunk of request.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
-      arm();
-      yield chunk;
+    for (;;) {
+      let next: IteratorResult<Buffer> | 'stalled';
+      try {
+        next = await Promise.race([chunks.next(), silence()]);
+      } catch {
+        next = { done: true, value: undefined };
+      } finally {
+        clearTimeout(timer);
+      }
+      if (next === 'stalled') {
+        request.res?.setHeader('Connection', 'close');
+        throw fileError(`The upload stalled: nothing arrived for ${idleMs / 1000} seconds.`);
+      }
+      if (next.done) break;
+      yield next.value;
     }
-    if (stalled || !request.complete) throw new Error('cut off');
-  } catch {
-    if (stalled) throw fileError(`The upload stalled: nothing arrived for ${idleMs / 1000} seconds.`);
-    throw fileError('The upload was cut off before the end of the file.');
+    if (!request.complete) {
+      request.res?.setHeader('Connection', 'close');
+      throw fileError('The upload was cut off before the end of the file.');
+    }
   } finally {
-    clearTimeout(timer);
     // A file refused before its end: the rest is read and dropped, so the client gets the answer.
     if (!request.complete) request.resume();
   }
