@@ -864,7 +864,8 @@ export interface paths {
      *     fields (`country` optional; the export's other columns are ignored, so an export imports again), a cell
      *     `'`-prefixed by the export against formulas read without its `'`, an empty cell a field not given.
      *     `application/x-ndjson`: one POST /order body per line. A file refused whole (empty, a missing or unknown
-     *     column, a line over 1 MiB, more than 100,000 orders, not UTF-8, cut off) is a 400 naming it, nothing kept.
+     *     column, a line over 1 MiB, more than 100,000 orders, not UTF-8, cut off, or silent for 30 s) is a 400 naming
+     *     it, nothing kept.
      *     At most 2 imports of your company run at once; a third waits `queued`. With `Idempotency-Key`, a repeat of
      *     the same file (and dry_run) within 24 hours returns the first import with `Idempotent-Replayed: true`.
      */
