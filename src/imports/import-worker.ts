@@ -28,7 +28,7 @@ const BATCHES_AT_ONCE = 2;
 const IMPORTS_PER_INSTANCE = 2;
 /** Imports one company runs at once, across instances (CONTRACT §4.11): a third waits queued. */
 export const IMPORTS_PER_COMPANY = 2;
-/** Claims of one import past which it is failed rather than tried again (each claim follows a lost lease). */
+/** Lost leases of one import (crashes, database failures) past which it is failed rather than tried again. */
 const MAX_ATTEMPTS = 5;
 const NOT_PLACED: FieldErrors = { body: ['Not placed: the import failed before this line.'] };
 

@@ -155,14 +155,16 @@ export class ImportsRepository {
 
   /**
    * Claims the oldest import that may run: a queued one of a company that runs fewer than `perCompany`, or a
-   * running one whose lease has expired (its worker died or stopped); leased to `owner` for `leaseMs`.
+   * running one whose lease has expired (its worker died) or was given back (its worker stopped); leased to
+   * `owner` for `leaseMs`. Only a lease that expired counts as an attempt: a worker stopped on purpose does not.
    */
   claim(owner: string, leaseMs: number, perCompany: number): Promise<OrderImport | null> {
     return this.dataSource.transaction(async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock($1)', [CLAIM_LOCK]);
       const [rows] = await manager.query<[OrderImport[], number]>(
         `UPDATE order_imports SET state = 'running', started_at = coalesce(started_at, now()),
-           lease_owner = $1, lease_until = now() + $2 * interval '1 millisecond', attempts = attempts + 1
+           lease_owner = $1, lease_until = now() + $2 * interval '1 millisecond',
+           attempts = attempts + CASE WHEN lease_owner IS NULL THEN 0 ELSE 1 END
          WHERE id = (
            SELECT i.id FROM order_imports i
            WHERE i.state IN ('queued', 'running') AND (i.lease_until IS NULL OR i.lease_until < now())

@@ -89,7 +89,10 @@ export class OrderImport {
   @Column({ name: 'lease_until', type: 'timestamptz', nullable: true })
   leaseUntil!: Date | null;
 
-  /** How many times a worker has claimed it: past a bound, the import is failed rather than retried forever. */
+  /**
+   * How many times a worker took it over from a lease that expired (a crash, or a failure of the database): past
+   * a bound, the import is failed rather than retried forever. A lease given back at a stop does not count.
+   */
   @Column({ type: 'integer', default: 0 })
   attempts!: number;
 }

@@ -160,6 +160,9 @@ describe('the import worker (ImportWorker, ImportsRepository.claim)', () => {
     });
     await worker.run(await claim());
     expect(await state(id)).toMatchObject({ state: 'completed', placed: 500, results: 500, orders: 500 });
+    // A lease given back is not a lost one: no attempt counted.
+    const { rows } = await app.db.query('SELECT attempts FROM order_imports WHERE id = $1', [id]);
+    expect(rows[0].attempts).toBe(0);
   });
 
   it('runs at most 2 imports of a company at once: the third waits queued while another company’s runs', async () => {
@@ -180,10 +183,15 @@ describe('the import worker (ImportWorker, ImportsRepository.claim)', () => {
     expect(response.body.state).toBe('queued');
   });
 
-  it('fails an import claimed more than 5 times, every line left with its error, and says so with import.failed', async () => {
+  it('fails an import whose lease was lost more than 5 times, every line left with its error, and says so with import.failed', async () => {
     const partner = await fixtures.partner();
     const id = await upload(partner, 3);
-    await app.db.query('UPDATE order_imports SET attempts = 5 WHERE id = $1', [id]);
+    // Its fifth lost lease: a worker held it, and its lease expired without being given back.
+    await app.db.query(
+      `UPDATE order_imports SET state = 'running', attempts = 5, lease_owner = 'a-dead-instance',
+         lease_until = now() - interval '1 second' WHERE id = $1`,
+      [id],
+    );
     await worker.run(await claim());
     expect(await state(id)).toMatchObject({ state: 'failed', placed: 0, failed: 3, results: 3, orders: 0 });
     const events = await app.db.query(
