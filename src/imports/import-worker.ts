@@ -126,7 +126,8 @@ export class ImportWorker implements OnApplicationBootstrap, BeforeApplicationSh
 
   /**
    * Runs one claimed import, under the lease its claim took, until it is finished, its lease is lost, or `stop`
-   * says so (then the lease is given back). A failure of the service ends the run with the lease kept until it expires: another claim resumes.
+   * says so (then the lease is given back). A failure of the service ends the run with the lease kept until it
+   * expires: another claim resumes the import.
    */
   async run(claimed: OrderImport, stop: () => boolean = () => this.stopped): Promise<void> {
     if (claimed.attempts > MAX_ATTEMPTS) {
