@@ -64,7 +64,8 @@ export class ImportWorker implements OnApplicationBootstrap, BeforeApplicationSh
   readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly outage: Outage;
   private readonly running = new Map<number, Promise<void>>();
-  private claiming = false;
+  /** The claims in progress, if any: shutdown waits for them as for the runs. */
+  private claiming?: Promise<void>;
   private stopped = false;
   private poll?: NodeJS.Timeout;
 
@@ -93,17 +94,17 @@ export class ImportWorker implements OnApplicationBootstrap, BeforeApplicationSh
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearInterval(this.poll);
+    await this.claiming;
     await Promise.allSettled(this.running.values());
   }
 
   /** Looks for imports to run now (an upload on this instance), rather than at the next poll. */
   wake(): void {
     if (!this.enabled || this.stopped || this.claiming) return;
-    void this.claimMore();
+    this.claiming = this.claimMore().finally(() => (this.claiming = undefined));
   }
 
   private async claimMore(): Promise<void> {
-    this.claiming = true;
     try {
       while (!this.stopped && this.running.size < IMPORTS_PER_INSTANCE) {
         const claimed = await this.imports.claim(this.owner, this.leaseMs, IMPORTS_PER_COMPANY);
@@ -119,8 +120,6 @@ export class ImportWorker implements OnApplicationBootstrap, BeforeApplicationSh
       }
     } catch (error) {
       this.outage.failed(error);
-    } finally {
-      this.claiming = false;
     }
   }
 
