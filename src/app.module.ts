@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { AdminOrdersModule } from './admin-orders/admin-orders.module';
+import { ImportsModule } from './imports/imports.module';
 import { RequestLogModule } from './request-log/request-log.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
@@ -43,6 +44,8 @@ export const FEATURES = [
   EventsModule,
   WebhooksModule,
   SandboxModule,
+  // Before AdminOrdersModule: its GET admin/orders/{id} would take admin/orders/imports for an order id.
+  ImportsModule,
   AdminOrdersModule,
   RequestLogModule,
 ];

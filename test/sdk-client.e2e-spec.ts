@@ -10,7 +10,7 @@ import {
   unwrap,
   type WebhookEvent,
 } from '../clients/typescript/src/index.js';
-import { issueAdminToken, startApp, type TestApp } from './harness/app';
+import { fromDist, issueAdminToken, startApp, type TestApp } from './harness/app';
 import { eventually } from './harness/eventually';
 import { Fixtures, orderBody, type Partner } from './harness/factories';
 import {
@@ -289,7 +289,7 @@ describe('the SDK against the service', () => {
       let placed = 0;
       const following = read(
         (signal) => client.events({ after: events[100].id, follow: true, pollIntervalMs: 50, signal }),
-        (yielded) => yielded.some((event) => event.data.order_id === placed),
+        (yielded) => yielded.some((event) => 'order_id' in event.data && event.data.order_id === placed),
       );
       await eventually(
         () => pages.length >= 2,
@@ -301,7 +301,9 @@ describe('the SDK against the service', () => {
       ]);
       placed = Number((await unwrap(client.placeOrder({ body: placement() }))).orders[0].order_id);
       const followed = await following;
-      expect(followed.map((event) => [event.type, event.data.order_id])).toEqual([['order.placed', placed]]);
+      expect(
+        followed.map((event) => [event.type, 'order_id' in event.data ? event.data.order_id : null]),
+      ).toEqual([['order.placed', placed]]);
       const asked = pages.length;
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(pages).toHaveLength(asked);
@@ -458,3 +460,92 @@ function wrongCalls(client: RestaurantOrdersClient) {
   // @ts-expect-error order_type is one of REGULAR, EXCHANGE, RETURN
   void client.listOrders({ params: { query: { order_type: 'GIFT' } } });
 }
+
+describe('the SDK’s importOrders: uploads a file, waits for the import, yields each line’s result', () => {
+  let app: TestApp;
+  let fixtures: Fixtures;
+  let productId: number;
+
+  beforeAll(async () => {
+    app = await startApp({
+      env: {
+        RATE_LIMIT_PER_MINUTE: '100000',
+        ADMIN_RATE_LIMIT_PER_MINUTE: '100000',
+        IMPORT_POLL_INTERVAL_MS: '50',
+      },
+    });
+    fixtures = new Fixtures(app.url, await issueAdminToken(app));
+    productId = (await fixtures.product()).id;
+  });
+
+  afterAll(async () => {
+    await app?.stop();
+  });
+
+  const collect = async <T>(results: AsyncIterable<T>): Promise<T[]> => {
+    const all: T[] = [];
+    for await (const result of results) all.push(result);
+    return all;
+  };
+  const ordersOf = async (companyId: number) =>
+    Number(
+      (
+        await app.db.query<{ n: string }>('SELECT count(*) AS n FROM orders WHERE company_id = $1', [
+          companyId,
+        ])
+      ).rows[0].n,
+    );
+
+  it('places the good lines and yields, in line order, an order id or exactly POST /order’s errors', async () => {
+    const partner = await fixtures.partner();
+    const client = createRestaurantOrdersClient(app.url, partner.token);
+    const file = [orderBody(productId), orderBody(productId, { product_id: 999_999 }), orderBody(productId)]
+      .map((body) => JSON.stringify(body))
+      .join('\n');
+    const states: string[] = [];
+    const results = await collect(
+      client.importOrders(file, {
+        pollIntervalMs: 50,
+        onProgress: (progress) => states.push(progress.state),
+      }),
+    );
+    expect(results.map((result) => result.line)).toEqual([1, 2, 3]);
+    expect(results[0].order_id).toEqual(expect.any(Number));
+    expect(results[1]).toEqual({ line: 2, errors: { product_id: ['The selected product id is invalid.'] } });
+    expect(states[0]).toBe('queued');
+    expect(states.at(-1)).toBe('completed');
+    expect(await ordersOf(partner.companyId)).toBe(2);
+  });
+
+  it('a dry run of a CSV places nothing; the same key again is the same import', async () => {
+    const partner = await fixtures.partner();
+    const client = createRestaurantOrdersClient(app.url, partner.token);
+    const { IMPORT_CSV_COLUMNS } =
+      fromDist<typeof import('../src/imports/import-file')>('imports/import-file');
+    const body = orderBody(productId) as Record<string, string | number | undefined>;
+    const csv = `${IMPORT_CSV_COLUMNS.join(',')}\n${IMPORT_CSV_COLUMNS.map((column) => String(body[column] ?? '')).join(',')}\n`;
+    const options = {
+      format: 'csv',
+      dryRun: true,
+      idempotencyKey: `dry-${partner.companyId}`,
+      pollIntervalMs: 50,
+    } as const;
+    expect(await collect(client.importOrders(csv, options))).toEqual([{ line: 1 }]);
+    expect(await collect(client.importOrders(csv, options))).toEqual([{ line: 1 }]);
+    const imports = await app.db.query('SELECT count(*)::int AS n FROM order_imports WHERE company_id = $1', [
+      partner.companyId,
+    ]);
+    expect(imports.rows[0].n).toBe(1);
+    expect(await ordersOf(partner.companyId)).toBe(0);
+  });
+
+  it('throws a RestaurantOrdersError for a file the service refuses whole', async () => {
+    const partner = await fixtures.partner();
+    const client = createRestaurantOrdersClient(app.url, partner.token);
+    const error = await collect(client.importOrders('', { pollIntervalMs: 50 })).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(RestaurantOrdersError);
+    expect(error).toMatchObject({ status: 400, body: { errors: { file: ['The file has no order.'] } } });
+  });
+});

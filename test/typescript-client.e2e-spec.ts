@@ -50,7 +50,9 @@ describe('the generated TypeScript client', () => {
   const checked: Middleware = {
     async onRequest({ request, id }) {
       const text = await request.clone().text();
-      sentBodies.set(id, text ? (JSON.parse(text) as unknown) : undefined);
+      // A file (a bulk import's NDJSON) is sent as the text it is; everything else is JSON.
+      const file = request.headers.get('content-type')?.startsWith('application/x-ndjson');
+      sentBodies.set(id, text ? (file ? text : (JSON.parse(text) as unknown)) : undefined);
     },
     async onResponse({ request, response, schemaPath, id }) {
       called.add(`${request.method} ${schemaPath}`);
@@ -489,6 +491,45 @@ describe('the generated TypeScript client', () => {
     );
     expect(retried.data).toMatchObject({ event_type: 'order.placed', attempt_count: 1 });
     expect((await ok(partner.DELETE('/api/v2/webhooks/{id}', { params: path }))).data.active).toBe(false);
+  });
+
+  it('drives a bulk import: the upload, the import, its results, and the admin views', async () => {
+    const file = `${JSON.stringify(placement())}\n${JSON.stringify(placement({ product_id: 999_999 }))}\n`;
+    const uploaded = await ok(
+      partner.POST('/api/v2/orders/imports', {
+        body: file,
+        bodySerializer: (body) => body,
+        headers: { 'Content-Type': 'application/x-ndjson' },
+      }),
+    );
+    expect(uploaded.data).toMatchObject({ state: 'queued', total: 2 });
+    const path = { path: { id: uploaded.data.id } };
+    await eventually(
+      async () =>
+        (await ok(partner.GET('/api/v2/orders/imports/{id}', { params: path }))).data.state === 'completed',
+      () => 'The import did not complete',
+    );
+    const listed = await ok(partner.GET('/api/v2/orders/imports', { params: { query: { per_page: 25 } } }));
+    expect(listed.data.data[0]).toMatchObject({ id: uploaded.data.id, state: 'completed' });
+    expect(listed.data.data[0].placed + listed.data.data[0].failed).toBe(2);
+    const results = await ok(
+      partner.GET('/api/v2/orders/imports/{id}/results', { params: path, parseAs: 'text' }),
+    );
+    const lines = results.data
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { line: number });
+    expect(lines.map((line) => line.line)).toEqual([1, 2]);
+    const all = await ok(
+      admin.GET('/api/v2/admin/orders/imports', { params: { query: { company_id: companyId } } }),
+    );
+    expect(all.data.data.map(({ id }) => id)).toContain(uploaded.data.id);
+    const one = await ok(admin.GET('/api/v2/admin/orders/imports/{id}', { params: path }));
+    expect(one.data.company_id).toBe(companyId);
+    const adminResults = await ok(
+      admin.GET('/api/v2/admin/orders/imports/{id}/results', { params: path, parseAs: 'text' }),
+    );
+    expect(adminResults.data).toBe(results.data);
   });
 
   it('has called every operation of the document', async () => {

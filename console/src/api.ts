@@ -145,6 +145,8 @@ export const EVENT_TYPES = [
   'order.tracking',
   'order.detailed_status',
   'order.delivery_error',
+  'import.completed',
+  'import.failed',
 ];
 
 export interface Delivery {

@@ -39,9 +39,12 @@ interface SentRequest {
   _data?: unknown;
 }
 
-/** The JSON body a supertest request sent: `.send(object)`, or a JSON string sent as is. */
-function sentBody(data: unknown): unknown {
-  if (typeof data !== 'string') return data;
+/**
+ * The JSON body a supertest request sent: `.send(object)`, or a JSON string sent as is; a file of another type
+ * (a CSV or NDJSON import) stays the text it is.
+ */
+function sentBody(data: unknown, contentType = ''): unknown {
+  if (typeof data !== 'string' || /^(text\/csv|application\/x-ndjson)/i.test(contentType)) return data;
   try {
     return JSON.parse(data) as unknown;
   } catch {
@@ -74,7 +77,7 @@ export async function contractMismatch(
           method: request.method,
           url: url.toString(),
           headers: request._header ?? {},
-          body: sentBody(request._data),
+          body: sentBody(request._data, request._header?.['content-type']),
         })
       : undefined)
   );

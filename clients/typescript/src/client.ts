@@ -1,5 +1,6 @@
 import createClient, { type Client, type ClientOptions, mergeHeaders, type Middleware } from 'openapi-fetch';
 import { type EventFeedOptions, eventFeed } from './events.js';
+import { type ImportOrdersOptions, type ImportResult, importOrders } from './imports.js';
 import { IDEMPOTENT_OPERATIONS } from './idempotent-operations.js';
 import { OPERATIONS, type OperationMethods } from './operations.js';
 import { type ListInit, type ListItem, type ListPath, paginate } from './pages.js';
@@ -38,6 +39,14 @@ export interface RestaurantOrdersClient extends Client<paths>, OperationMethods 
    * It ends at the end of the feed, or with `follow: true` keeps polling for new events until `signal` aborts.
    */
   events(options?: EventFeedOptions): AsyncGenerator<WebhookEvent, void, undefined>;
+  /**
+   * Uploads a file of orders as a bulk import, waits until it has ended, then yields each line's result in line
+   * order: `for await (const result of client.importOrders(file, { format: 'csv' }))`.
+   */
+  importOrders(
+    file: string | Uint8Array | Blob,
+    options?: ImportOrdersOptions,
+  ): AsyncGenerator<ImportResult, void, undefined>;
 }
 
 /**
@@ -99,5 +108,7 @@ export function createRestaurantOrdersClient(
       ...init: undefined extends ListInit<Path> ? [init?: ListInit<Path>] : [init: ListInit<Path>]
     ) => paginate(client, path, ...init),
     events: (feed?: EventFeedOptions) => eventFeed(client, feed),
+    importOrders: (file: string | Uint8Array | Blob, options?: ImportOrdersOptions) =>
+      importOrders(client, file, options),
   });
 }

@@ -7,4 +7,5 @@ export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
   'POST /api/v2/order/{id}/cancel',
   'POST /api/v2/order/{id}/comment',
   'POST /api/v2/order/{id}/simulate',
+  'POST /api/v2/orders/imports',
 ]);

@@ -13,6 +13,7 @@ export {
   unwrap,
 } from './errors.js';
 export type { EventFeedOptions } from './events.js';
+export type { ImportOrdersOptions, ImportResult, OrderImport } from './imports.js';
 export { OPERATIONS, type OperationMethods } from './operations.js';
 export type { ListInit, ListItem, ListPath } from './pages.js';
 export type { RetryEvent, RetryOptions } from './retry.js';

@@ -60,6 +60,13 @@ export const OPERATIONS = {
     path: '/api/v2/webhooks/{id}/deliveries/{deliveryId}/retry',
   },
   simulateOrder: { method: 'POST', path: '/api/v2/order/{id}/simulate' },
+  uploadOrderImport: { method: 'POST', path: '/api/v2/orders/imports' },
+  listImports: { method: 'GET', path: '/api/v2/orders/imports' },
+  getImport: { method: 'GET', path: '/api/v2/orders/imports/{id}' },
+  getImportResults: { method: 'GET', path: '/api/v2/orders/imports/{id}/results' },
+  listAdminImports: { method: 'GET', path: '/api/v2/admin/orders/imports' },
+  getAdminImport: { method: 'GET', path: '/api/v2/admin/orders/imports/{id}' },
+  getAdminImportResults: { method: 'GET', path: '/api/v2/admin/orders/imports/{id}/results' },
   listAdminOrders: { method: 'GET', path: '/api/v2/admin/orders' },
   getAdminOrder: { method: 'GET', path: '/api/v2/admin/orders/{id}' },
   listRequests: { method: 'GET', path: '/api/v2/requests' },
@@ -170,6 +177,20 @@ export interface OperationMethods {
   retryPartnerWebhookDelivery: PathCalls<'/api/v2/webhooks/{id}/deliveries/{deliveryId}/retry'>['POST'];
   /** Move a test order through its lifecycle (sandbox): `POST /api/v2/order/{id}/simulate`. */
   simulateOrder: PathCalls<'/api/v2/order/{id}/simulate'>['POST'];
+  /** Import a file of orders (CSV or NDJSON): `POST /api/v2/orders/imports`. */
+  uploadOrderImport: PathCalls<'/api/v2/orders/imports'>['POST'];
+  /** List imports: `GET /api/v2/orders/imports`. */
+  listImports: PathCalls<'/api/v2/orders/imports'>['GET'];
+  /** Get an import: `GET /api/v2/orders/imports/{id}`. */
+  getImport: PathCalls<'/api/v2/orders/imports/{id}'>['GET'];
+  /** Stream an import's results (NDJSON): `GET /api/v2/orders/imports/{id}/results`. */
+  getImportResults: PathCalls<'/api/v2/orders/imports/{id}/results'>['GET'];
+  /** List every company's imports: `GET /api/v2/admin/orders/imports`. */
+  listAdminImports: PathCalls<'/api/v2/admin/orders/imports'>['GET'];
+  /** Get an import of any company: `GET /api/v2/admin/orders/imports/{id}`. */
+  getAdminImport: PathCalls<'/api/v2/admin/orders/imports/{id}'>['GET'];
+  /** Stream any import's results (NDJSON): `GET /api/v2/admin/orders/imports/{id}/results`. */
+  getAdminImportResults: PathCalls<'/api/v2/admin/orders/imports/{id}/results'>['GET'];
   /** Find orders across companies: `GET /api/v2/admin/orders`. */
   listAdminOrders: PathCalls<'/api/v2/admin/orders'>['GET'];
   /** Get an order with its company and timeline: `GET /api/v2/admin/orders/{id}`. */

@@ -843,6 +843,142 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v2/orders/imports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List imports
+     * @description Your company's imports, newest first, 25 at most per page.
+     */
+    get: operations['listImports'];
+    put?: never;
+    /**
+     * Import a file of orders (CSV or NDJSON)
+     * @description Uploads a file of up to 100,000 orders (50 MiB), streamed, and answers at once with the import, `queued`:
+     *     a worker places each line exactly as POST /order would (every rule, event, webhook and audit row), a bad
+     *     line never stopping the others. `text/csv`: a header row with the export's columns that are placement
+     *     fields (`country` optional; the export's other columns are ignored, so an export imports again), a cell
+     *     `'`-prefixed by the export against formulas read without its `'`, an empty cell a field not given.
+     *     `application/x-ndjson`: one POST /order body per line. A file refused whole (empty, a missing or unknown
+     *     column, a line over 1 MiB, more than 100,000 orders, not UTF-8, cut off, or silent for 30 s) is a 400 naming
+     *     it, nothing kept.
+     *     At most 2 imports of your company run at once; a third waits `queued`. With `Idempotency-Key`, a repeat of
+     *     the same file (and dry_run) within 24 hours returns the first import with `Idempotent-Replayed: true`.
+     */
+    post: operations['uploadOrderImport'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/orders/imports/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get an import
+     * @description One import of your company: its state and counts. Another company's import is "not found".
+     */
+    get: operations['getImport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/orders/imports/{id}/results': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Stream an import's results (NDJSON)
+     * @description The import's results, streamed as NDJSON, one per line of the file in line order: `{"line": 1,
+     *     "order_id": 123}` for a placed line, `{"line": 2, "errors": {...}}` with exactly the errors map POST
+     *     /order's 400 gives for a refused one, `{"line": 3}` for a line a dry run would place. While the import
+     *     runs, the lines done so far.
+     */
+    get: operations['getImportResults'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/admin/orders/imports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List every company's imports
+     * @description Every company's imports (or one company's), newest first, 25 at most per page.
+     */
+    get: operations['listAdminImports'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/admin/orders/imports/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get an import of any company
+     * @description One import of any company, with its company.
+     */
+    get: operations['getAdminImport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v2/admin/orders/imports/{id}/results': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Stream any import's results (NDJSON)
+     * @description The results of an import of any company, as its partner reads them (NDJSON, in line order).
+     */
+    get: operations['getAdminImportResults'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v2/admin/orders': {
     parameters: {
       query?: never;
@@ -2547,6 +2683,65 @@ export interface components {
       timestamp: string;
       data: components['schemas']['OrderDeliveryErrorData'];
     };
+    ImportEventData: {
+      /**
+       * @example completed
+       * @enum {string}
+       */
+      state: 'queued' | 'running' | 'completed' | 'failed';
+      /**
+       * Format: int32
+       * @example 17
+       */
+      import_id: number;
+      /** @example false */
+      dry_run: boolean;
+      /**
+       * Format: int32
+       * @example 20000
+       */
+      total: number;
+      /**
+       * Format: int32
+       * @example 19998
+       */
+      placed: number;
+      /**
+       * Format: int32
+       * @example 2
+       */
+      failed: number;
+    };
+    ImportCompletedEvent: {
+      /** @example evt_1042 */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'import.completed';
+      /**
+       * @description When the import finished: ISO 8601 in UTC with milliseconds.
+       * @example 2026-11-22T07:30:12.345Z
+       */
+      timestamp: string;
+      data: components['schemas']['ImportEventData'];
+    };
+    ImportFailedEvent: {
+      /** @example evt_1043 */
+      id: string;
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      type: 'import.failed';
+      /**
+       * @description When the import finished: ISO 8601 in UTC with milliseconds.
+       * @example 2026-11-22T07:30:12.345Z
+       */
+      timestamp: string;
+      data: components['schemas']['ImportEventData'];
+    };
     EventListResponse: {
       /** @description Oldest first, at most 100. Ask again with `after` set to the last id until the list comes back empty. */
       data: components['schemas']['OrderEvent'][];
@@ -2586,6 +2781,8 @@ export interface components {
             | 'order.tracking'
             | 'order.detailed_status'
             | 'order.delivery_error'
+            | 'import.completed'
+            | 'import.failed'
           )[]
         | null;
       /** @description When it was disabled; null while enabled. */
@@ -2650,6 +2847,8 @@ export interface components {
             | 'order.tracking'
             | 'order.detailed_status'
             | 'order.delivery_error'
+            | 'import.completed'
+            | 'import.failed'
           )[]
         | null;
       /** @description When it was disabled; null while enabled. */
@@ -2722,6 +2921,8 @@ export interface components {
             | 'order.tracking'
             | 'order.detailed_status'
             | 'order.delivery_error'
+            | 'import.completed'
+            | 'import.failed'
           )[]
         | null;
       /**
@@ -2763,6 +2964,8 @@ export interface components {
             | 'order.tracking'
             | 'order.detailed_status'
             | 'order.delivery_error'
+            | 'import.completed'
+            | 'import.failed'
           )[]
         | null;
       /** @description When it was disabled; null while enabled. */
@@ -2849,7 +3052,9 @@ export interface components {
         | 'order.state_changed'
         | 'order.tracking'
         | 'order.detailed_status'
-        | 'order.delivery_error';
+        | 'order.delivery_error'
+        | 'import.completed'
+        | 'import.failed';
       /**
        * @description pending (waiting for a try or a retry), paused (its endpoint is disabled), succeeded, failed (given up after 24 hours or 410), cancelled (endpoint deleted or gone).
        * @example succeeded
@@ -2961,7 +3166,9 @@ export interface components {
         | 'order.state_changed'
         | 'order.tracking'
         | 'order.detailed_status'
-        | 'order.delivery_error';
+        | 'order.delivery_error'
+        | 'import.completed'
+        | 'import.failed';
       /**
        * @description pending (waiting for a try or a retry), paused (its endpoint is disabled), succeeded, failed (given up after 24 hours or 410), cancelled (endpoint deleted or gone).
        * @example succeeded
@@ -3027,6 +3234,147 @@ export interface components {
        * @enum {string}
        */
       to: 'SENT_TO_LOGISTICS' | 'DISPATCHED' | 'DELIVERED' | 'COMPLETED' | 'CANCELLED';
+    };
+    ImportResultResponse: {
+      /**
+       * @description Why the line was refused: exactly the `errors` map POST /order's 400 gives for the same body; absent when
+       *     the line was placed (or, in a dry run, would be).
+       * @example {
+       *       "product_id": [
+       *         "The selected product id is invalid."
+       *       ]
+       *     }
+       */
+      errors?: {
+        [key: string]: string[];
+      };
+      /**
+       * Format: int32
+       * @description The order's position in the file, from 1 (a CSV's header row and blank lines are not counted).
+       * @example 1
+       */
+      line: number;
+      /**
+       * Format: int32
+       * @description The order placed for the line; absent in a dry run and for a refused line.
+       * @example 123
+       */
+      order_id?: number;
+    };
+    ImportResponse: {
+      /**
+       * @description queued (waiting for its turn: at most 2 run at once per company), running, completed or failed.
+       * @example running
+       * @enum {string}
+       */
+      state: 'queued' | 'running' | 'completed' | 'failed';
+      /**
+       * @example csv
+       * @enum {string}
+       */
+      format: 'csv' | 'ndjson';
+      /** @example 2026-11-28T07:30 */
+      created_at: string;
+      /**
+       * @description When a worker first started it; null while queued.
+       * @example 2026-11-28T07:30
+       */
+      started_at: string | null;
+      /** @description Null until completed or failed. */
+      finished_at: string | null;
+      /**
+       * Format: int32
+       * @example 17
+       */
+      id: number;
+      /**
+       * @description True: every line is checked, nothing is placed.
+       * @example false
+       */
+      dry_run: boolean;
+      /**
+       * Format: int32
+       * @description The orders (lines) of the file.
+       * @example 20000
+       */
+      total: number;
+      /**
+       * Format: int32
+       * @description Lines placed so far (in a dry run: lines that would be placed).
+       * @example 12000
+       */
+      placed: number;
+      /**
+       * Format: int32
+       * @description Lines refused so far, each with its errors in the results.
+       * @example 2
+       */
+      failed: number;
+    };
+    ImportPage: {
+      data: components['schemas']['ImportResponse'][];
+      links: components['schemas']['PageLinks'];
+      meta: components['schemas']['PageMeta'];
+    };
+    AdminImportResponse: {
+      /**
+       * @description queued (waiting for its turn: at most 2 run at once per company), running, completed or failed.
+       * @example running
+       * @enum {string}
+       */
+      state: 'queued' | 'running' | 'completed' | 'failed';
+      /**
+       * @example csv
+       * @enum {string}
+       */
+      format: 'csv' | 'ndjson';
+      /** @example 2026-11-28T07:30 */
+      created_at: string;
+      /**
+       * @description When a worker first started it; null while queued.
+       * @example 2026-11-28T07:30
+       */
+      started_at: string | null;
+      /** @description Null until completed or failed. */
+      finished_at: string | null;
+      /**
+       * Format: int32
+       * @example 17
+       */
+      id: number;
+      /**
+       * @description True: every line is checked, nothing is placed.
+       * @example false
+       */
+      dry_run: boolean;
+      /**
+       * Format: int32
+       * @description The orders (lines) of the file.
+       * @example 20000
+       */
+      total: number;
+      /**
+       * Format: int32
+       * @description Lines placed so far (in a dry run: lines that would be placed).
+       * @example 12000
+       */
+      placed: number;
+      /**
+       * Format: int32
+       * @description Lines refused so far, each with its errors in the results.
+       * @example 2
+       */
+      failed: number;
+      /**
+       * Format: int32
+       * @example 1
+       */
+      company_id: number;
+    };
+    AdminImportPage: {
+      data: components['schemas']['AdminImportResponse'][];
+      links: components['schemas']['PageLinks'];
+      meta: components['schemas']['PageMeta'];
     };
     AdminOrderCompanyResponse: {
       /**
@@ -3152,7 +3500,9 @@ export interface components {
         | 'order.state_changed'
         | 'order.tracking'
         | 'order.detailed_status'
-        | 'order.delivery_error';
+        | 'order.delivery_error'
+        | 'import.completed'
+        | 'import.failed';
       /**
        * @description The event's id, sent as `webhook-id`.
        * @example evt_1042
@@ -3347,7 +3697,9 @@ export interface components {
         | 'order.state_changed'
         | 'order.tracking'
         | 'order.detailed_status'
-        | 'order.delivery_error';
+        | 'order.delivery_error'
+        | 'import.completed'
+        | 'import.failed';
       /** @example 2026-11-28T07:30 */
       created_at: string;
       /**
@@ -3574,7 +3926,9 @@ export interface components {
       | components['schemas']['OrderStateChangedEvent']
       | components['schemas']['OrderTrackingEvent']
       | components['schemas']['OrderDetailedStatusEvent']
-      | components['schemas']['OrderDeliveryErrorEvent'];
+      | components['schemas']['OrderDeliveryErrorEvent']
+      | components['schemas']['ImportCompletedEvent']
+      | components['schemas']['ImportFailedEvent'];
   };
   responses: never;
   parameters: never;
@@ -12165,7 +12519,9 @@ export interface operations {
           | 'order.state_changed'
           | 'order.tracking'
           | 'order.detailed_status'
-          | 'order.delivery_error';
+          | 'order.delivery_error'
+          | 'import.completed'
+          | 'import.failed';
         /**
          * @description Only the delivery of this event (its `webhook-id`, as the receiver saw it): the way to find an event a
          *     partner asks about.
@@ -14227,7 +14583,9 @@ export interface operations {
           | 'order.state_changed'
           | 'order.tracking'
           | 'order.detailed_status'
-          | 'order.delivery_error';
+          | 'order.delivery_error'
+          | 'import.completed'
+          | 'import.failed';
         /**
          * @description Only the delivery of this event (its `webhook-id`, as the receiver saw it): the way to find an event a
          *     partner asks about.
@@ -14981,6 +15339,1326 @@ export interface operations {
           /**
            * @example {
            *       "message": "This Idempotency-Key was already used with a different request: use a new key for a new request."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  listImports: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Results per page. */
+        per_page?: number;
+      };
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page, in the simple-pagination envelope. */
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ImportPage'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  uploadOrderImport: {
+    parameters: {
+      query?: {
+        /** @description true: check every line with every placement rule and place nothing; the results say what would happen. */
+        dry_run?: boolean | (0 | 1) | ('true' | 'false' | '1' | '0');
+      };
+      header?: {
+        /** @description A key you choose (1–255 visible ASCII characters): within 24 hours, the same file (and dry_run) uploaded again under it returns the first import, with `Idempotent-Replayed: true`, and places nothing more; another file under it gets 422; a repeat while the first upload is still arriving gets 409. */
+        'Idempotency-Key'?: string;
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'text/csv': string;
+        'application/x-ndjson': string;
+      };
+    };
+    responses: {
+      202: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description true when this is the import an earlier upload with the same Idempotency-Key created. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ImportResponse'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body did not arrive within the time allowed (30 s by default). */
+      408: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request timeout: the body did not arrive in time."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The object is not in a state that allows this, or a request with the same Idempotency-Key is still running. */
+      409: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Present on a repeat of an Idempotency-Key: this is the stored first response, replayed. */
+          'Idempotent-Replayed'?: 'true';
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Order can no longer be updated: it has been sent to logistics."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The body is over 1 MiB. */
+      413: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Request body too large: the limit is 1 MiB."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The file is neither text/csv nor application/x-ndjson, or not UTF-8. */
+      415: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The Idempotency-Key was already used with a different request (another body or route). */
+      422: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "This Idempotency-Key was already used with a different request: use a new key for a new request."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  getImport: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        /** @description The import id. */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ImportResponse'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  getImportResults: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        /** @description The import id. */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One ImportResultResponse (JSON) per line, in line order (chunked). */
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {"line":1,"order_id":123}
+           *     {"line":2,"errors":{"product_id":["The selected product id is invalid."]}}
+           */
+          'application/x-ndjson': string;
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  listAdminImports: {
+    parameters: {
+      query?: {
+        /** @description Page number, from 1. */
+        page?: number;
+        /** @description Results per page. */
+        per_page?: number;
+        /** @description Only this company's imports. */
+        company_id?: number;
+      };
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page, in the simple-pagination envelope. */
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminImportPage'];
+        };
+      };
+      /** @description Invalid request: `errors` names each bad field. */
+      400: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Bad request.",
+           *       "errors": {
+           *         "field": [
+           *           "The field is required."
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ValidationErrorBody'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  getAdminImport: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        /** @description The import id. */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AdminImportResponse'];
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Rate limit exceeded; see Retry-After. */
+      429: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          /** @description Seconds to wait: on the rate limit, the seconds left in the current window (as X-RateLimit-Reset), after which the whole budget is there again. */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Too many requests. See the API documentation at https://api.example.com/api/docs."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Unexpected failure; the body carries no detail. */
+      500: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Server error."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The database is unreachable; retry later. */
+      503: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Service unavailable."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+    };
+  };
+  getAdminImportResults: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your id for this request, to find it in our logs: echoed in the response when it is 1 to 128 of `A-Z a-z 0-9 . _ : -`; any other value is replaced by a generated UUID, not refused. */
+        'X-Request-Id'?: string;
+      };
+      path: {
+        /** @description The import id. */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One ImportResultResponse (JSON) per line, in line order (chunked). */
+      200: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {"line":1,"order_id":123}
+           *     {"line":2,"errors":{"product_id":["The selected product id is invalid."]}}
+           */
+          'application/x-ndjson': string;
+        };
+      };
+      /** @description Missing, unknown, revoked or expired token. */
+      401: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Unauthenticated."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description The token's role may not call this route, or a read-only token attempted a write. */
+      403: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Forbidden."
+           *     }
+           */
+          'application/json': components['schemas']['MessageBody'];
+        };
+      };
+      /** @description Not found (another company's object looks exactly the same). */
+      404: {
+        headers: {
+          /** @description The id of this request: the X-Request-Id sent when it was sane, else a generated UUID. */
+          'X-Request-Id'?: string;
+          /** @description Requests allowed per minute for this token. */
+          'X-RateLimit-Limit'?: number;
+          /** @description Requests left in the current window. */
+          'X-RateLimit-Remaining'?: number;
+          /** @description Seconds until the current (fixed) window ends and the whole budget is there again. */
+          'X-RateLimit-Reset'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "message": "Not found."
            *     }
            */
           'application/json': components['schemas']['MessageBody'];

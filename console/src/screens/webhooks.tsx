@@ -147,6 +147,8 @@ const EVENT_TYPES = [
   'order.tracking',
   'order.detailed_status',
   'order.delivery_error',
+  'import.completed',
+  'import.failed',
 ];
 
 interface DeliveryFilter {

@@ -77,29 +77,49 @@ export class OrdersService {
    * for every other change).
    */
   place(actor: Actor, companyId: number, body: unknown): Promise<Order> {
+    return this.unitOfWork.statement(async (manager) =>
+      this.placeIn(manager, actor, companyId, await this.companySite(companyId, manager), body),
+    );
+  }
+
+  /**
+   * The placement itself, on `manager`, for a caller that already knows the company's site: `place` runs it on
+   * its own, a bulk import (CONTRACT §4.11) in the transaction that also records the line it placed.
+   */
+  async placeIn(
+    manager: EntityManager,
+    actor: Actor,
+    companyId: number,
+    companySite: string,
+    body: unknown,
+  ): Promise<Order> {
     const fields = knownFields(body);
-    return this.unitOfWork.statement(async (manager) => {
-      const { values, site } = await this.validator.validate(fields, {
+    const { values, site } = await this.validator.validate(fields, { companyId, companySite, manager });
+    const stored = toStoredFields(values);
+    const order = await this.orders.place(
+      manager,
+      { ...stored, companyId, site, state: stored.test ? 'TEST' : 'PLACED' },
+      this.audit.row(actor, {
+        action: 'order.placed',
+        targetType: 'order',
         companyId,
-        companySite: await this.companySite(companyId, manager),
-        manager,
-      });
-      const stored = toStoredFields(values);
-      const order = await this.orders.place(
-        manager,
-        { ...stored, companyId, site, state: stored.test ? 'TEST' : 'PLACED' },
-        this.audit.row(actor, {
-          action: 'order.placed',
-          targetType: 'order',
-          companyId,
-          changedFields: Object.keys(fields),
-        }),
-        'order.placed',
-      );
-      this.events.writtenBy(manager, [orderEvents.placed(order)]);
-      await this.positions.changed(manager, companyId);
-      return order;
-    });
+        changedFields: Object.keys(fields),
+      }),
+      'order.placed',
+    );
+    this.events.writtenBy(manager, [orderEvents.placed(order)]);
+    await this.positions.changed(manager, companyId);
+    return order;
+  }
+
+  /** Every placement rule `placeIn` applies, without placing anything (a dry run): throws what it would. */
+  async checkPlacement(companyId: number, companySite: string, body: unknown): Promise<void> {
+    await this.validator.validate(knownFields(body), { companyId, companySite });
+  }
+
+  /** The company's site, which every placement's rules read; a missing company is a missing order. */
+  companySiteOf(companyId: number, manager?: EntityManager): Promise<string> {
+    return this.unitOfWork.statement((ambient) => this.companySite(companyId, manager ?? ambient));
   }
 
   /**

@@ -202,6 +202,23 @@ export class Environment {
   @Max(100, { message: 'must be an integer from 1 to 100' })
   EXPORTS_PER_INSTANCE = 4;
 
+  /**
+   * How long an import worker holds an import without renewing its lease (each batch renews it): past it, a
+   * worker of any instance resumes the import where its results stop (CONTRACT §4.11).
+   */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 1000 to 600000' })
+  @Min(1000, { message: 'must be an integer from 1000 to 600000' })
+  @Max(600_000, { message: 'must be an integer from 1000 to 600000' })
+  IMPORT_LEASE_MS = 30_000;
+
+  /** How often an idle import worker looks for imports to run (an upload to its own instance wakes it at once). */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer from 10 to 60000' })
+  @Min(10, { message: 'must be an integer from 10 to 60000' })
+  @Max(60_000, { message: 'must be an integer from 10 to 60000' })
+  IMPORT_POLL_INTERVAL_MS = 1_000;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })

@@ -1,4 +1,4 @@
-import type { CallHandler, ExecutionContext, NestInterceptor } from '@nestjs/common';
+import { type CallHandler, type ExecutionContext, type NestInterceptor, SetMetadata } from '@nestjs/common';
 import { json } from 'body-parser';
 import type { Request, RequestHandler, Response } from 'express';
 import { from, type Observable, switchMap } from 'rxjs';
@@ -63,6 +63,14 @@ function refuseDeepNesting(_request: Request, _response: Response, body: Buffer)
     throw Object.assign(new Error('Nested too deeply.'), { type: TOO_DEEP });
 }
 
+const STREAMED_BODY = 'request-body:streamed';
+
+/**
+ * On a route that reads its own body as a stream (a bulk import's file, CONTRACT §4.11): the gate below lets
+ * the body through unread, and the route applies its own media types, limits and timeouts.
+ */
+export const StreamedBody = (): MethodDecorator => SetMetadata(STREAMED_BODY, true);
+
 export interface RequestBodyOptions {
   /** The largest body accepted, in bytes (body-parser's notation, e.g. '1mb'): more is a 413. */
   limit: string;
@@ -90,7 +98,8 @@ export class RequestBodyInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const http = context.switchToHttp();
     const request = http.getRequest<Request>();
-    if (!carriesBody(request)) return next.handle();
+    if (!carriesBody(request) || Reflect.getMetadata(STREAMED_BODY, context.getHandler()) === true)
+      return next.handle();
     return from(this.read(request, http.getResponse<Response>())).pipe(switchMap(() => next.handle()));
   }
 
