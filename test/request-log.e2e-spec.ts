@@ -283,10 +283,13 @@ describe('the request log (CONTRACT §4.12)', () => {
   it('refuses a bad filter with a 400 naming it', async () => {
     const partner = await fixtures.partner();
     const response = await api()
-      .get('/api/v2/requests?status=4x&from=2026-02-30&token_id=abc')
+      .get('/api/v2/requests?status=4x&from=2026-02-30&token_id=abc&route=api%2Fv2%2Forder')
       .set(as(partner.token))
       .expect(400);
-    expect(Object.keys(response.body.errors).sort()).toEqual(['from', 'status', 'token_id']);
+    expect(Object.keys(response.body.errors).sort()).toEqual(['from', 'route', 'status', 'token_id']);
+    expect(response.body.errors.route).toEqual([
+      'The route must be a route template or a path, starting with /.',
+    ]);
   });
 
   it('groups the failed requests of a window by route, status and message, with a count and the latest id', async () => {

@@ -532,6 +532,36 @@ describe('the generated TypeScript client', () => {
     expect(adminResults.data).toBe(results.data);
   });
 
+  it("reads the request log: a company's requests, one by its id, the errors grouped, and the admin views", async () => {
+    const missing = await partner.GET('/api/v2/order/{id}', { params: { path: { id: 2_147_483_647 } } });
+    expect(missing.response.status).toBe(404);
+    const query = { status: '404', route: '/api/v2/order/:id' };
+    let logged: { request_id: string; status: number } | undefined;
+    await eventually(
+      async () => {
+        logged = (await ok(partner.GET('/api/v2/requests', { params: { query } }))).data.data[0];
+        return logged !== undefined;
+      },
+      () => 'The refused read did not reach the request log',
+    );
+    expect(logged!.status).toBe(404);
+    const byId = { path: { request_id: logged!.request_id } };
+    expect((await ok(partner.GET('/api/v2/requests/{request_id}', { params: byId }))).data).toMatchObject({
+      request_id: logged!.request_id,
+      status: 404,
+    });
+    const errors = await ok(partner.GET('/api/v2/requests/errors', { params: { query: {} } }));
+    expect(errors.data.data.map((group) => group.status)).toContain(404);
+    const adminQuery = { ...query, company_id: companyId };
+    const all = await ok(admin.GET('/api/v2/admin/requests', { params: { query: adminQuery } }));
+    expect(all.data.data.map(({ request_id }) => request_id)).toContain(logged!.request_id);
+    await ok(admin.GET('/api/v2/admin/requests/{request_id}', { params: byId }));
+    const adminErrors = await ok(
+      admin.GET('/api/v2/admin/requests/errors', { params: { query: { company_id: companyId } } }),
+    );
+    expect(adminErrors.data.data.map((group) => group.status)).toContain(404);
+  });
+
   it('has called every operation of the document', async () => {
     const document = (await (await fetch(`${service.url}/api/docs-json`)).json()) as {
       paths: Record<string, Record<string, unknown>>;

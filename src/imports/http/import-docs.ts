@@ -6,6 +6,8 @@ import { IMPORT_CSV_COLUMNS } from '../import-file';
 export const IMPORT_DOCS = {
   requestSchema: {
     type: 'string' as const,
+    // The upload's bound (CONTRACT §4.11: 50 MiB); a longer one is a 400 naming the size.
+    maxLength: 50 * 1024 * 1024,
     description:
       `text/csv: RFC 4180, UTF-8, a header row naming the columns ${IMPORT_CSV_COLUMNS.join(', ')} (country ` +
       'optional), one order per record. application/x-ndjson: one POST /order body (a JSON object) per line.',
@@ -39,6 +41,8 @@ export const IMPORT_DOCS = {
         schema: {
           type: 'string',
           description: 'One ImportResultResponse (components/schemas/ImportResultResponse) per line.',
+          // What each line is (OpenAPI 3.2 names this itemSchema; 3.0 has no word for a stream of JSON values).
+          'x-item-schema': { $ref: '#/components/schemas/ImportResultResponse' },
         },
         example:
           '{"line":1,"order_id":123}\n{"line":2,"errors":{"product_id":["The selected product id is invalid."]}}\n',

@@ -6,6 +6,9 @@ import { PageQuery } from '../../kernel/pagination';
 
 const STATUS_FILTER = /^([1-5]xx|[1-5]\d\d)$/;
 const STATUS_MESSAGE = 'The status must be 4xx, 5xx (any class from 1xx to 5xx) or an HTTP status code.';
+/** A route template or a path, as the log keeps them: from the first slash, without whitespace. */
+const ROUTE_FILTER = /^\/\S*$/;
+const ROUTE_MESSAGE = 'The route must be a route template or a path, starting with /.';
 
 /** The window GET /requests/errors groups: `from` and `to`, inclusive. */
 export class RequestWindowQuery {
@@ -23,16 +26,22 @@ export class RequestWindowQuery {
 /** The filters of the request log (CONTRACT §4.12), all combinable, all ANDed, and its pages. */
 export class ListRequestsQuery extends IntersectionType(PageQuery, RequestWindowQuery) {
   /** Only requests answered with this status (`404`) or class of statuses (`4xx`, `5xx`). */
-  @ApiProperty({ required: false, pattern: STATUS_FILTER.source, example: '4xx' })
+  @ApiProperty({ required: false, maxLength: 3, pattern: STATUS_FILTER.source, example: '4xx' })
   @IsOptional()
   @IsString({ message: STATUS_MESSAGE })
   @Matches(STATUS_FILTER, { message: STATUS_MESSAGE })
   status?: string;
 
   /** Only requests to this route template (`/api/v2/order/:id`) or exactly this path (`/api/v2/order/123`). */
-  @ApiProperty({ required: false, maxLength: 2048, example: '/api/v2/order/:id' })
+  @ApiProperty({
+    required: false,
+    maxLength: 2048,
+    pattern: ROUTE_FILTER.source,
+    example: '/api/v2/order/:id',
+  })
   @IsOptional()
-  @IsString({ message: 'The route must be a route template or a path.' })
+  @IsString({ message: ROUTE_MESSAGE })
+  @Matches(ROUTE_FILTER, { message: ROUTE_MESSAGE })
   @MaxLength(2048, { message: 'The route must be at most 2048 characters.' })
   route?: string;
 
@@ -66,5 +75,10 @@ export function statusRange(status: string | undefined): { from: number; to: num
 export const REQUEST_ID_PARAM = {
   name: 'request_id',
   description: "The request's X-Request-Id (another company's request is 404, like a missing one).",
-  schema: { type: 'string', maxLength: 128, example: '4f1c2f0e-5b0a-4c4e-9d8e-1f0a2b3c4d5e' },
+  schema: {
+    type: 'string',
+    maxLength: 128,
+    pattern: '^[^\\x00-\\x1f\\x7f]+$',
+    example: '4f1c2f0e-5b0a-4c4e-9d8e-1f0a2b3c4d5e',
+  },
 } as const;

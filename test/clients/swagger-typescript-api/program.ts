@@ -54,6 +54,15 @@ export async function administer(baseUrl: string, adminToken: string): Promise<s
     if (detail.data.status === 'failed') await admin.retryWebhookDelivery(webhook.data.id, delivery.id);
   }
 
+  const imports = await admin.listAdminImports({ company_id: company.data.id });
+  for (const { id } of imports.data.data) {
+    await admin.getAdminImport(id);
+    await admin.getAdminImportResults(id);
+  }
+  const requests = await admin.listAdminRequests({ company_id: company.data.id, status: '5xx' });
+  for (const { request_id } of requests.data.data) await admin.getAdminRequest(request_id);
+  await admin.listAdminRequestErrors({ company_id: company.data.id });
+
   const orders = await admin.listAdminOrders({ company_id: company.data.id, state: 'PLACED' });
   for (const { order } of orders.data.data) await admin.getAdminOrder(order.order_id);
   await admin.deleteWebhook(webhook.data.id);
@@ -104,6 +113,16 @@ export async function partner(baseUrl: string, partnerToken: string): Promise<Or
   for (const delivery of log.data.data)
     if (delivery.status === 'failed') await api.retryPartnerWebhookDelivery(hook.data.id, delivery.id);
   await api.deletePartnerWebhook(hook.data.id);
+
+  const upload = await api.uploadOrderImport(`${JSON.stringify(sandboxOrder(products.data.data[0].id))}\n`, {
+    dry_run: true,
+  });
+  await api.listImports({ per_page: 25 });
+  await api.getImport(upload.data.id);
+  await api.getImportResults(upload.data.id);
+  const requests = await api.listRequests({ status: '4xx', route: '/api/v2/order/:id' });
+  for (const { request_id } of requests.data.data) await api.getRequest(request_id);
+  await api.listRequestErrors({});
 
   const events = await api.listEvents({});
   return events.data.data.filter((event) => event.type === 'order.placed');
