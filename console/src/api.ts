@@ -35,18 +35,20 @@ export function whenTokenRefused(handler: (error: ApiError) => void): void {
   onRefused = handler;
 }
 
-export async function call<T>(
+/** A request to the admin API: the answer's text when it is 2xx, else an ApiError (a 401 signs the console out). */
+async function send(
   method: string,
   path: string,
-  body?: unknown,
-  token = session.token(),
-): Promise<T> {
+  body: unknown,
+  token: string | null,
+  accept = 'application/json',
+): Promise<string> {
   let response: Response;
   try {
     response = await fetch(`/api/v2/admin${path}`, {
       method,
       headers: {
-        Accept: 'application/json',
+        Accept: accept,
         Authorization: `Bearer ${token ?? ''}`,
         ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
       },
@@ -58,20 +60,40 @@ export async function call<T>(
     throw new ApiError(0, 'The service cannot be reached: check the connection and try again.');
   }
   const text = await response.text();
-  let json: unknown;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = undefined;
-  }
-  if (response.ok) return json as T;
-  const { message, errors } = (json ?? {}) as { message?: string; errors?: Record<string, string[]> };
+  if (response.ok) return text;
+  const { message, errors } = (parsed(text) ?? {}) as { message?: string; errors?: Record<string, string[]> };
   const error = new ApiError(response.status, message ?? `HTTP ${response.status}`, errors);
   if (response.status === 401 && token === session.token()) {
     session.forget();
     onRefused(error);
   }
   throw error;
+}
+
+function parsed(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function call<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  token = session.token(),
+): Promise<T> {
+  return parsed(await send(method, path, body, token)) as T;
+}
+
+/** A GET whose answer is NDJSON (an import's results): one value a line. */
+export async function callLines<T>(path: string): Promise<T[]> {
+  const text = await send('GET', path, undefined, session.token(), 'application/x-ndjson');
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as T);
 }
 
 export interface Page<T> {
@@ -300,4 +322,26 @@ export function query(values: Record<string, string | number | undefined>): stri
   }
   const text = params.toString();
   return text ? `?${text}` : '';
+}
+
+/** A bulk import (CONTRACT §4.11) as the admin API lists it. */
+export interface OrderImport {
+  id: number;
+  company_id: number;
+  state: 'queued' | 'running' | 'completed' | 'failed';
+  format: 'csv' | 'ndjson';
+  dry_run: boolean;
+  total: number;
+  placed: number;
+  failed: number;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+/** One line's result: the order it placed, or exactly the errors POST /order would have answered. */
+export interface ImportLineResult {
+  line: number;
+  order_id?: number;
+  errors?: Record<string, string[]>;
 }

@@ -8,6 +8,7 @@ import { EndpointSettings } from './screens/endpoint-settings';
 import { ORDER_FILTER_KEYS, type OrderFilter, Orders, OrderScreen } from './screens/orders';
 import { Products } from './screens/products';
 import { REQUEST_FILTER_KEYS, type RequestFilter, Requests, RequestScreen } from './screens/requests';
+import { Imports, ImportScreen } from './screens/imports';
 import { SignIn } from './screens/sign-in';
 import { Tokens } from './screens/tokens';
 import { Webhooks } from './screens/webhooks';
@@ -82,6 +83,19 @@ function Screen({ path, params }: { path: string; params: URLSearchParams }) {
       />
     );
   }
+  const importScreen = /^\/imports\/(\d+)$/.exec(path);
+  if (importScreen) return <ImportScreen key={importScreen[1]} id={importScreen[1]} />;
+  if (path === '/imports') {
+    return (
+      <Imports
+        key={params.toString()}
+        companyId={params.get('company_id') ?? undefined}
+        onFilter={(companyId) => {
+          location.hash = `/imports${query({ company_id: companyId })}`;
+        }}
+      />
+    );
+  }
   if (path === '/audit') {
     const filter: AuditFilter = {
       company_id: params.get('company_id') ?? undefined,
@@ -108,6 +122,7 @@ const NAVIGATION = [
   ['/products', 'Products'],
   ['/orders', 'Orders'],
   ['/requests', 'Requests'],
+  ['/imports', 'Imports'],
   ['/audit', 'Audit trail'],
 ] as const;
 

@@ -224,12 +224,15 @@ export interface Paged<T> {
   reload: () => void;
 }
 
-/** One object read from the admin API (GET `path`), or its error; null while it loads. */
-export function useLoaded<T>(path: string): { found: T | null; error: unknown } {
+/** What GET `path` answers (one object of the admin API, unless `load` reads it otherwise), or its error; null while it loads. */
+export function useLoaded<T>(
+  path: string,
+  load: (path: string) => Promise<T> = (from) => call<T>('GET', from),
+): { found: T | null; error: unknown } {
   const [state, setState] = useState<{ found: T | null; error: unknown }>({ found: null, error: null });
   useEffect(() => {
     let current = true;
-    call<T>('GET', path).then(
+    load(path).then(
       (found) => current && setState({ found, error: null }),
       (error: unknown) => current && setState({ found: null, error }),
     );

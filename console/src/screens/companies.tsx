@@ -100,6 +100,9 @@ export function Companies() {
               <a href={`#/requests?company_id=${company.id}`} aria-label={`Requests of ${company.name}`}>
                 Requests
               </a>
+              <a href={`#/imports?company_id=${company.id}`} aria-label={`Imports of ${company.name}`}>
+                Imports
+              </a>
               <a href={`#/audit?company_id=${company.id}`} aria-label={`Audit trail of ${company.name}`}>
                 Audit trail
               </a>
