@@ -1,4 +1,4 @@
-import { type CallHandler, type ExecutionContext, type NestInterceptor, SetMetadata } from '@nestjs/common';
+import type { CallHandler, ExecutionContext, NestInterceptor } from '@nestjs/common';
 import { json } from 'body-parser';
 import type { Request, RequestHandler, Response } from 'express';
 import { from, type Observable, switchMap } from 'rxjs';
@@ -69,7 +69,12 @@ const STREAMED_BODY = 'request-body:streamed';
  * On a route that reads its own body as a stream (a bulk import's file, CONTRACT §4.11): the gate below lets
  * the body through unread, and the route applies its own media types, limits and timeouts.
  */
-export const StreamedBody = (): MethodDecorator => SetMetadata(STREAMED_BODY, true);
+export const StreamedBody =
+  (): MethodDecorator =>
+  (_target, _key, descriptor): void =>
+    // What Nest's SetMetadata does, without importing @nestjs/common at run time: this file's rules are unit
+    // tested in jest's sandbox, which cannot load Nest's ES modules.
+    Reflect.defineMetadata(STREAMED_BODY, true, descriptor.value as object);
 
 export interface RequestBodyOptions {
   /** The largest body accepted, in bytes (body-parser's notation, e.g. '1mb'): more is a 413. */
