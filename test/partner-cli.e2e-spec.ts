@@ -27,6 +27,10 @@ const FEED_WAIT_MS = 60_000;
 /** A spec that waits on the feed several times. */
 const FEED_SPEC_MS = 4 * FEED_WAIT_MS;
 
+/** The order an event is about (an import's events are about an import). */
+const orderOf = (event: WebhookEvent): number | undefined =>
+  'order_id' in event.data ? event.data.order_id : undefined;
+
 interface Run {
   out: string[];
   err: string[];
@@ -119,7 +123,7 @@ describe('the partner CLI (CONTRACT §8)', () => {
       const productId = (await fixtures.product()).id;
       const before = await place(orderBody(productId));
       await eventually(
-        async () => (await feed()).some((event) => event.data.order_id === before),
+        async () => (await feed()).some((event) => orderOf(event) === before),
         () => 'the order placed before listen starts is not on the feed',
         FEED_WAIT_MS,
       );
@@ -244,7 +248,7 @@ describe('the partner CLI (CONTRACT §8)', () => {
         const productId = (await fixtures.product()).id;
         const [first, second] = [await place(orderBody(productId)), await place(orderBody(productId))];
         await failing.waitFor((received) => received.length === 2, FEED_WAIT_MS);
-        const orders = failing.received.map((hook) => (JSON.parse(hook.body) as WebhookEvent).data.order_id);
+        const orders = failing.received.map((hook) => orderOf(JSON.parse(hook.body) as WebhookEvent));
         expect(orders).toEqual([first, second]);
         await eventually(
           () => run.out.filter((line) => line.endsWith('ms') && line.includes('[500]')).length === 2,
@@ -264,16 +268,30 @@ describe('the partner CLI (CONTRACT §8)', () => {
     async () => {
       for (const type of EVENT_TYPES) {
         const run = start(['trigger', type]);
+        if (type === 'import.failed') {
+          expect(await run.done).toBe(1);
+          expect(run.err).toEqual([
+            expect.stringMatching(/^restaurant-orders: import\.failed cannot be triggered: /),
+          ]);
+          continue;
+        }
         expect(await run.done).toBe(0);
         expect(run.err).toEqual([]);
-        const orderId = Number(/\(order (\d+),/.exec(run.out[0])?.[1]);
+        const orderId = Number(/\(order (\d+),/.exec(run.out.join('\n'))?.[1]);
+        const importId = Number(/^Imported the TEST order in import (\d+)$/m.exec(run.out.join('\n'))?.[1]);
         expect(run.out.at(-1)).toMatch(new RegExp(`^${type.replace('.', '\\.')} fired for SK-\\d{7}`));
         // The feed lists an event once every older transaction has ended: at once, or a moment later.
         let events: WebhookEvent[] = [];
         await eventually(
           async () => {
-            events = (await feed()).filter((event) => event.data.order_id === orderId);
-            return events.some((event) => event.type === type);
+            const all = await feed();
+            events = all.filter((event) => orderOf(event) === orderId);
+            return type === 'import.completed'
+              ? all.some(
+                  (event) =>
+                    event.type === type && !('order_id' in event.data) && event.data.import_id === importId,
+                )
+              : events.some((event) => event.type === type);
           },
           () => `${type} is not on the feed: ${JSON.stringify(events)}`,
           FEED_WAIT_MS,
@@ -335,8 +353,49 @@ describe('the partner CLI (CONTRACT §8)', () => {
     }
   });
 
+  it('import uploads a file, shows its progress, each refused line with its errors and a summary; exit 2 when a line was refused', async () => {
+    const productId = (await fixtures.product()).id;
+    const file = join(scratch, 'orders.ndjson');
+    const good = orderBody(productId);
+    await writeFile(
+      file,
+      `${JSON.stringify(good)}\n${JSON.stringify(orderBody(productId, { email: 'not an address' }))}\n`,
+    );
+    const run = start(['import', file, '--poll-interval', '100']);
+    expect(await run.done).toBe(2);
+    expect(run.err).toEqual([]);
+    expect(run.out[0]).toMatch(/^Import \d+: (queued|running|completed), \d of 2 lines done/);
+    expect(run.out.slice(-2)).toEqual([
+      'line 2: email: The email must be a valid email address.',
+      '1 placed, 1 refused.',
+    ]);
+    const importId = Number(/^Import (\d+):/.exec(run.out[0])![1]);
+    const placed = await app.db.query('SELECT email FROM orders WHERE company_id = $1 AND email = $2', [
+      partner.companyId,
+      good.email,
+    ]);
+    expect(placed.rowCount).toBe(1);
+    expect(run.out.join('\n')).toContain(
+      `Import ${importId}: completed, 2 of 2 lines done (1 placed, 1 refused)`,
+    );
+    expect(run.out.join('\n')).not.toContain(partner.token);
+
+    const dry = start(['import', file, '--dry-run', '--poll-interval', '100']);
+    expect(await dry.done).toBe(2);
+    expect(dry.out.at(-1)).toBe('1 valid, 1 refused.');
+    expect((await app.db.query('SELECT 1 FROM orders WHERE email = $1', [good.email])).rowCount).toBe(1);
+  });
+
   it('bad input: exit code 1 and one line on stderr, nothing on stdout', async () => {
+    const empty = join(scratch, 'empty.csv');
+    await writeFile(empty, '');
     const cases: [string[], Record<string, string>?][] = [
+      [['import', join(scratch, 'missing.ndjson')]],
+      [['import', join(scratch, 'orders.txt')]],
+      [['import', empty, '--format', 'xml']],
+      [['import', empty]], // the service refuses an empty file: 400
+      [['import']],
+      [['trigger', 'import.failed']],
       [['trigger', 'order.shipped']],
       [['trigger']],
       [['listen']],

@@ -5,20 +5,33 @@ import { CliError } from './io.js';
 export type EventType = WebhookEvent['type'];
 
 /**
- * What `trigger` does to a new TEST order so that an event of each type fires (CONTRACT §4.9): the placement
- * itself, then the partner's own write or the sandbox's move that produces it. A Record, so a new event type of
- * the document does not compile until it says how to make it happen.
+ * What `trigger` does so that an event of each type fires for real (CONTRACT §4.9): a new TEST order, placed with
+ * POST /order or, for an import's event, through a one-line bulk import, then the partner's own writes or the
+ * sandbox's moves that produce the event; or why nothing a partner sends can make it happen. A Record, so a new
+ * event type of the document does not compile until it says which.
  */
-export const TRIGGERS: Record<EventType, TriggerStep[]> = {
-  'order.placed': [],
-  'order.updated': [{ update: { note: 'Updated by restaurant-orders trigger' } }],
-  'order.comment': [{ comment: 'Commented by restaurant-orders trigger' }],
-  'order.state_changed': [{ simulate: 'SENT_TO_LOGISTICS' }],
-  'order.detailed_status': [{ simulate: 'SENT_TO_LOGISTICS' }],
-  'order.tracking': [{ simulate: 'DISPATCHED' }],
+export const TRIGGERS: Record<EventType, Trigger | { impossible: string }> = {
+  'order.placed': { steps: [] },
+  'order.updated': { steps: [{ update: { note: 'Updated by restaurant-orders trigger' } }] },
+  'order.comment': { steps: [{ comment: 'Commented by restaurant-orders trigger' }] },
+  'order.state_changed': { steps: [{ simulate: 'SENT_TO_LOGISTICS' }] },
+  'order.detailed_status': { steps: [{ simulate: 'SENT_TO_LOGISTICS' }] },
+  'order.tracking': { steps: [{ simulate: 'DISPATCHED' }] },
   // From TEST the sandbox cancels as the partner does; once sent, as logistics does: with a delivery error.
-  'order.delivery_error': [{ simulate: 'SENT_TO_LOGISTICS' }, { simulate: 'CANCELLED' }],
+  'order.delivery_error': { steps: [{ simulate: 'SENT_TO_LOGISTICS' }, { simulate: 'CANCELLED' }] },
+  'import.completed': { imported: true, steps: [] },
+  'import.failed': {
+    impossible:
+      'an import fails only when the service loses it again and again (every worker running it stops mid-import), ' +
+      'which nothing a partner sends can cause; a refused line is a result of a completed import, not a failure',
+  },
 };
+
+export interface Trigger {
+  /** The TEST order is placed through a one-line bulk import (its import.completed fires too). */
+  imported?: true;
+  steps: TriggerStep[];
+}
 
 export type TriggerStep =
   { update: { note: string } } | { comment: string } | { simulate: Schema<'SimulateOrderDto'>['to'] };

@@ -119,7 +119,7 @@ function forwarder(io: CliIo, url: string, signer: Webhook) {
         await response.arrayBuffer();
         const took = Math.round(performance.now() - started);
         io.out(
-          `${event.timestamp}  ${event.type}  ${event.id}  order ${event.data.order_id}  -> POST ${url} [${response.status}] ${took} ms`,
+          `${event.timestamp}  ${event.type}  ${event.id}  ${subjectOf(event)}  -> POST ${url} [${response.status}] ${took} ms`,
         );
         return true;
       } catch (error) {
@@ -182,4 +182,9 @@ async function saveState(path: string, state: ListenState): Promise<void> {
   const next = `${path}.${process.pid}.tmp`;
   await writeFile(next, `${JSON.stringify(state)}\n`, { mode: 0o600 });
   await rename(next, path);
+}
+
+/** What an event is about, for its line: the order, or the import. */
+function subjectOf(event: WebhookEvent): string {
+  return 'order_id' in event.data ? `order ${event.data.order_id}` : `import ${event.data.import_id}`;
 }

@@ -7,6 +7,7 @@ import { EVENT_TYPES, eventType, eventTypes } from './event-types.js';
 import { CliError, type CliIo, describeFailure } from './io.js';
 import { listen } from './listen.js';
 import { POLL_REQUEST_ID_PREFIX, tailRequests } from './logs.js';
+import { type ImportOptions, importFile, SOME_LINES_REFUSED } from './import.js';
 import { trigger } from './trigger.js';
 
 /** The tool's name, as the package's `bin` installs it. */
@@ -106,7 +107,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .addHelpText('after', `\nThe partner token is read from $${TOKEN_VARIABLE}.`)
     .usage('[options] <command>')
     .argument('[command]')
-    .action(noSubcommand('listen, trigger or logs tail'))
+    .action(noSubcommand('listen, trigger, logs tail or import'))
     .showSuggestionAfterError(false)
     .exitOverride()
     .configureOutput({
@@ -177,9 +178,26 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       await tailRequests(clientFor(options, { polls: true }).client, io, options);
     });
 
+  let exitCode = 0;
+  program
+    .command('import')
+    .description(
+      "Upload a bulk import (CSV with the export's columns, or NDJSON: one order a line) and follow it; each " +
+        `refused line is shown with its errors. Exits 0 when every line was placed, ${SOME_LINES_REFUSED} when some were refused.`,
+    )
+    .argument('<file>', 'the file: .csv, or .ndjson / .jsonl (else --format)')
+    .addOption(new Option('--format <format>', "the file's format").choices(['csv', 'ndjson']))
+    .option('--dry-run', 'check every line and place nothing')
+    .option('--idempotency-key <key>', 'upload again under the same key: the same import, never a second')
+    .option('--poll-interval <ms>', 'the wait between two looks at the import', milliseconds, 1000)
+    .addOption(urlOption())
+    .action(async (file: string, options: ImportOptions) => {
+      exitCode = await importFile(clientFor(options).client, io, file, options);
+    });
+
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return 0;
+    return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
     io.err(`${CLI_NAME}: ${describeFailure(error).replaceAll('\n', ' ')}`);

@@ -32,21 +32,19 @@ export async function trigger(
   type: EventType,
   productId: number | undefined,
 ): Promise<void> {
+  const how = TRIGGERS[type];
+  if ('impossible' in how) throw new CliError(`${type} cannot be triggered: ${how.impossible}.`);
   const product = await chooseProduct(client, productId);
-  const placed = await unwrap(
-    client.placeOrder({
-      body: {
-        ...SAMPLE_ORDER,
-        product_id: product.id,
-        ...(product.variations.length > 0 ? { product_variation_id: product.variations[0].id } : {}),
-      },
-    }),
-  );
-  const { order_ref: reference } = placed.orders[0];
-  const id = Number(placed.orders[0].order_id);
+  const body = {
+    ...SAMPLE_ORDER,
+    product_id: product.id,
+    ...(product.variations.length > 0 ? { product_variation_id: product.variations[0].id } : {}),
+  };
+  const id = how.imported ? await placeByImport(client, io, body) : await place(client, body);
+  const { order_ref: reference } = await unwrap(client.getOrder({ params: { path: { id } } }));
   io.out(`Placed TEST order ${reference} (order ${id}, product "${product.name}")`);
   const path = { id };
-  for (const step of TRIGGERS[type]) {
+  for (const step of how.steps) {
     if ('update' in step) {
       await unwrap(client.updateOrder({ params: { path }, body: step.update }));
       io.out(`Updated ${reference}`);
@@ -59,6 +57,28 @@ export async function trigger(
     }
   }
   io.out(`${type} fired for ${reference}: your events feed and your webhooks have it.`);
+}
+
+type SampleOrder = Schema<'PlaceOrderDto'>;
+
+async function place(client: RestaurantOrdersClient, body: SampleOrder): Promise<number> {
+  const placed = await unwrap(client.placeOrder({ body }));
+  return Number(placed.orders[0].order_id);
+}
+
+/** Places the order as the only line of a bulk import, waited for until it has completed. */
+async function placeByImport(client: RestaurantOrdersClient, io: CliIo, body: SampleOrder): Promise<number> {
+  let importId: number | undefined;
+  for await (const result of client.importOrders(`${JSON.stringify(body)}\n`, {
+    pollIntervalMs: 200,
+    onProgress: (progress) => (importId = progress.id),
+  })) {
+    if (result.order_id === undefined)
+      throw new CliError(`The import refused the TEST order: ${JSON.stringify(result.errors)}.`);
+    io.out(`Imported the TEST order in import ${importId}`);
+    return result.order_id;
+  }
+  throw new CliError(`Import ${importId} gave no result for its one line.`);
 }
 
 /** The product named, or the first of the company's products. */
