@@ -40,8 +40,7 @@ export async function trigger(
     product_id: product.id,
     ...(product.variations.length > 0 ? { product_variation_id: product.variations[0].id } : {}),
   };
-  const id = how.imported ? await placeByImport(client, io, body) : await place(client, body);
-  const { order_ref: reference } = await unwrap(client.getOrder({ params: { path: { id } } }));
+  const { id, reference } = how.imported ? await placeByImport(client, io, body) : await place(client, body);
   io.out(`Placed TEST order ${reference} (order ${id}, product "${product.name}")`);
   const path = { id };
   for (const step of how.steps) {
@@ -61,13 +60,18 @@ export async function trigger(
 
 type SampleOrder = Schema<'PlaceOrderDto'>;
 
-async function place(client: RestaurantOrdersClient, body: SampleOrder): Promise<number> {
-  const placed = await unwrap(client.placeOrder({ body }));
-  return Number(placed.orders[0].order_id);
+interface Placed {
+  id: number;
+  reference: string;
+}
+
+async function place(client: RestaurantOrdersClient, body: SampleOrder): Promise<Placed> {
+  const [placed] = (await unwrap(client.placeOrder({ body }))).orders;
+  return { id: Number(placed.order_id), reference: placed.order_ref };
 }
 
 /** Places the order as the only line of a bulk import, waited for until it has completed. */
-async function placeByImport(client: RestaurantOrdersClient, io: CliIo, body: SampleOrder): Promise<number> {
+async function placeByImport(client: RestaurantOrdersClient, io: CliIo, body: SampleOrder): Promise<Placed> {
   let importId: number | undefined;
   for await (const result of client.importOrders(`${JSON.stringify(body)}\n`, {
     pollIntervalMs: 200,
@@ -76,7 +80,9 @@ async function placeByImport(client: RestaurantOrdersClient, io: CliIo, body: Sa
     if (result.order_id === undefined)
       throw new CliError(`The import refused the TEST order: ${JSON.stringify(result.errors)}.`);
     io.out(`Imported the TEST order in import ${importId}`);
-    return result.order_id;
+    const path = { id: result.order_id };
+    const { order_ref: reference } = await unwrap(client.getOrder({ params: { path } }));
+    return { id: result.order_id, reference };
   }
   throw new CliError(`Import ${importId} gave no result for its one line.`);
 }
