@@ -453,10 +453,16 @@ describe('the partner CLI (CONTRACT §8)', () => {
       ['listen', '--help'],
       ['trigger', '--help'],
       ['logs', 'tail', '--help'],
+      ['import', '--help'],
     ]) {
       const run = start(args);
       expect(await run.done).toBe(0);
       expect(run.out.join('\n')).toMatch(/^Usage: restaurant-orders /);
     }
+    const triggerHelp = start(['trigger', '--help']);
+    expect(await triggerHelp.done).toBe(0);
+    expect(triggerHelp.out.join('\n')).toMatch(
+      /^import\.failed cannot be triggered: an import fails only when /m,
+    );
   });
 });

@@ -38,6 +38,11 @@ export type TriggerStep =
 
 export const EVENT_TYPES = Object.keys(TRIGGERS) as EventType[];
 
+/** For `trigger --help`: each event type that cannot be triggered, and why. */
+export const UNTRIGGERABLE_HELP = Object.entries(TRIGGERS)
+  .flatMap(([type, how]) => ('impossible' in how ? [`\n${type} cannot be triggered: ${how.impossible}.`] : []))
+  .join('');
+
 /** An event type the service sends, or a CliError naming the ones it does. */
 export function eventType(value: string): EventType {
   if ((EVENT_TYPES as string[]).includes(value)) return value as EventType;

@@ -3,7 +3,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import type { Middleware } from 'openapi-fetch';
 import { createRestaurantOrdersClient } from '../client.js';
 import { SDK_VERSION } from '../version.js';
-import { EVENT_TYPES, eventType, eventTypes } from './event-types.js';
+import { EVENT_TYPES, eventType, eventTypes, UNTRIGGERABLE_HELP } from './event-types.js';
 import { CliError, type CliIo, describeFailure } from './io.js';
 import { listen } from './listen.js';
 import { POLL_REQUEST_ID_PREFIX, tailRequests } from './logs.js';
@@ -156,6 +156,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       parsed(positiveId),
     )
     .addOption(urlOption())
+    .addHelpText('after', UNTRIGGERABLE_HELP)
     .action(async (type: ReturnType<typeof eventType>, options: { url?: string; product?: number }) => {
       await trigger(clientFor(options).client, io, type, options.product);
     });
