@@ -309,6 +309,13 @@ describe('the partner CLI (CONTRACT §8)', () => {
         .set('Authorization', `Bearer ${partner.token}`)
         .set('X-Request-Id', requestId);
     expect((await get('/api/v2/order/999999', 'before-tail')).status).toBe(404);
+    // A request reaches the log when the writer next flushes (REQUEST_LOG_FLUSH_MS): tail starts after that one has.
+    await eventually(
+      async () =>
+        (await app.db.query('SELECT 1 FROM request_log WHERE request_id = $1', ['before-tail'])).rowCount ===
+        1,
+      () => 'the request before the tail never reached the log',
+    );
     const listening = start([
       'listen',
       '--forward-to',
