@@ -10,6 +10,7 @@ import {
   tabTo,
 } from '../harness/console-page';
 import { Fixtures, orderBody, type Partner } from '../harness/factories';
+import { eventually } from '../harness/eventually';
 import { api, as, type RunningService, startService } from '../harness/service';
 import {
   FAST_DISPATCH,
@@ -130,7 +131,11 @@ describe('the console: endpoint settings', () => {
     await page.keyboard.press('Enter');
     const heading = page.getByRole('heading', { name: `New signing secret of endpoint ${endpoint.id}` });
     await heading.waitFor();
-    expect(await focused()).toBe(`New signing secret of endpoint ${endpoint.id}`);
+    // The screen moves focus to the new secret's heading once it has rendered it.
+    await eventually(
+      async () => (await focused()) === `New signing secret of endpoint ${endpoint.id}`,
+      () => "focus never reached the new secret's heading",
+    );
     const secret = await page.locator('.secret-value').innerText();
     expect(secret).toMatch(/^whsec_/);
     expect(secret).not.toBe(endpoint.secret);
