@@ -12,6 +12,7 @@ import { hashSecret, issueSecret } from '../src/tokens/token-secret';
 import { BENCH_DEVICE_CREDENTIALS_KEY, benchDatabaseName, openBenchServer } from './bench-database';
 import { appEnvironment, type ServerProcess, startServer } from './processes';
 import { BENCH_COMPANY_ID } from './seed';
+import { percentile } from './samples';
 
 /**
  * What exports cost everyone else on one instance (issue 31, item 8): other companies' `GET /order` latency,
@@ -55,11 +56,6 @@ interface Measurement {
   loadAverage: number[];
 }
 
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-}
-
 /** One GET, its latency in ms from the moment it was sent (-1 when it failed). */
 function timedGet(url: string, token: string): Promise<number> {
   const started = performance.now();
@@ -97,8 +93,8 @@ async function otherCompanies(
   return {
     requests: latencies.length,
     errors: latencies.length - answered.length,
-    p50Ms: round(quantile(answered, 0.5)),
-    p99Ms: round(quantile(answered, 0.99)),
+    p50Ms: round(percentile(answered, 0.5)),
+    p99Ms: round(percentile(answered, 0.99)),
     maxMs: round(answered.at(-1) ?? NaN),
   };
 }

@@ -9,6 +9,7 @@ import { Client } from 'pg';
 import { hashSecret, issueSecret } from '../src/tokens/token-secret';
 import { BENCH_DEVICE_CREDENTIALS_KEY, openBenchServer } from './bench-database';
 import { appEnvironment, startServer } from './processes';
+import { orderBody, percentile } from './samples';
 
 /**
  * The bulk import, measured (issue 34, CONTRACT §4.11; `npm run bench:import -- --lines 100000`): one company
@@ -38,26 +39,7 @@ const READERS = Number(values.readers);
 const READ_RATE = Number(values.rate);
 const WINDOW_S = Number(values.window);
 
-const percentile = (sorted: number[], share: number): number =>
-  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)];
 const round = (value: number) => Math.round(value * 10) / 10;
-
-const orderBody = (productId: number, n: number) => ({
-  first_name: 'Eva',
-  last_name: `Import${n}`,
-  consignee: 'Bench Bistro',
-  email: `import${n}@example.com`,
-  phone: '+43660000000',
-  zip: '1010',
-  city: 'Wien',
-  street: 'Ring',
-  house_number: String(n),
-  product_id: productId,
-  login: 'device',
-  password: 'device-secret',
-  order_type: 'REGULAR',
-  merchant_id: 'M-1',
-});
 
 async function main(): Promise<void> {
   let delivered = 0;
@@ -125,7 +107,7 @@ async function main(): Promise<void> {
       const placed = await call<{ orders: { order_id: string }[] }>(
         reader,
         '/api/v2/order',
-        orderBody(productId, n),
+        orderBody(productId, n, 'Import'),
       );
       readable.push(placed.orders[0].order_id);
     }
@@ -161,7 +143,9 @@ async function main(): Promise<void> {
     const quiet = summary(await reads(() => Date.now() > quietUntil));
 
     const file = Buffer.from(
-      Array.from({ length: LINES }, (_, n) => JSON.stringify(orderBody(productId, n)) + '\n').join(''),
+      Array.from({ length: LINES }, (_, n) => JSON.stringify(orderBody(productId, n, 'Import')) + '\n').join(
+        '',
+      ),
     );
     const deliveredBefore = delivered;
     app.resetPeakRss();

@@ -9,6 +9,7 @@ import { Client } from 'pg';
 import { hashSecret, issueSecret } from '../src/tokens/token-secret';
 import { BENCH_DEVICE_CREDENTIALS_KEY, openBenchServer } from './bench-database';
 import { appEnvironment, type ServerProcess, startServer } from './processes';
+import { orderBody, percentile } from './samples';
 
 /**
  * The webhook dispatcher, measured (`npx tsx bench/webhooks.ts <isolation|cost>`, DATABASE_URL naming a server the
@@ -96,12 +97,6 @@ function parseOptions(): Options {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (value: number, digits = 3) => Math.round(value * 10 ** digits) / 10 ** digits;
-
-/** The value below which `share` of the sorted values lie (nearest rank). */
-function percentile(sorted: number[], share: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)];
-}
 
 interface Receiver {
   url: string;
@@ -250,23 +245,6 @@ async function company(bench: Bench, name: string, urls: string[]): Promise<stri
   return token;
 }
 
-const orderBody = (productId: number, n: number) => ({
-  first_name: 'Eva',
-  last_name: `Bench${n}`,
-  consignee: 'Bench Bistro',
-  email: `bench${n}@example.com`,
-  phone: '+43660000000',
-  zip: '1010',
-  city: 'Wien',
-  street: 'Ring',
-  house_number: String(n),
-  product_id: productId,
-  login: 'device',
-  password: 'device-secret',
-  order_type: 'REGULAR',
-  merchant_id: 'M-1',
-});
-
 interface Latencies {
   sent: number;
   arrived: number;
@@ -323,7 +301,7 @@ async function isolation(options: Options): Promise<Record<string, unknown>> {
             bench,
             companies[name],
             '/api/v2/order',
-            orderBody(productId, (n += 1)),
+            orderBody(productId, (n += 1), 'Bench'),
           );
           placed[name].push(orders[0].order_id);
         }),
